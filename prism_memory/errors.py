@@ -1,0 +1,69 @@
+"""The PRISM exception tree.
+
+One root, :class:`PrismError`, so callers can catch everything PRISM raises with one
+``except``; a few subclasses for the cases a caller handles differently. Every message says
+what went wrong *and* how to fix it. Nothing here shadows a builtin (no ``MemoryError``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EmbeddingDimensionError",
+    "ExtractionError",
+    "ImportDataError",
+    "NotFoundError",
+    "PrismError",
+    "ScopeError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreUnavailableError",
+    "ValidationError",
+]
+
+
+class PrismError(Exception):
+    """Base class of every error PRISM raises on purpose."""
+
+
+class ConfigError(PrismError, ValueError):
+    """A setting is missing, contradictory or out of range."""
+
+
+class ValidationError(PrismError, ValueError):
+    """An argument of a public call is invalid (empty text, unknown filter key, ...)."""
+
+
+class ScopeError(ValidationError):
+    """A call names no scope, or a scope value is not a usable identifier."""
+
+
+class NotFoundError(PrismError, KeyError):
+    """A record id does not exist in the caller's scope."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else "not found"
+
+
+class StoreError(PrismError):
+    """The storage engine failed or refused an operation."""
+
+
+class StoreLockedError(StoreError):
+    """The embedded store path is already open in another process."""
+
+
+class StoreUnavailableError(StoreError):
+    """A Qdrant server did not answer (refused, timed out, DNS failure)."""
+
+
+class EmbeddingDimensionError(StoreError):
+    """The embedder's dimension differs from the one the collection was created with."""
+
+
+class ExtractionError(PrismError):
+    """Structured extraction failed (only raised by explicit extraction calls, never by writes)."""
+
+
+class ImportDataError(ValidationError):
+    """A JSONL import line could not be read; the message names the line number."""

@@ -1,0 +1,435 @@
+"""Embedded store over Qdrant Edge (``qdrant-edge-py``): the real Qdrant engine in-process.
+
+Design:
+- One shard under ``<path>/shard`` plus ``<path>/prism-store.json`` recording the vector size
+  and embedder name, checked on open (``EmbeddingDimensionError`` names both sizes).
+- WAL on. The engine locks its WAL; a second opener gets :class:`StoreLockedError`.
+- Payload indexes on scope fields (``user_id`` as tenant), layer, kind, task, entity keys, ...
+- Optimisation policy: after ``optimize_after`` writes since the last run, ``optimize()`` runs on
+  a background thread so searches stay on HNSW without blocking the caller.
+- All calls are serialised by one lock except searches, which the engine runs concurrently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import EmbeddingDimensionError, StoreError, StoreLockedError
+from ..records import MemoryRecord, Scope, is_record_id
+from .base import (
+    BM25_VECTOR,
+    DATETIME_INDEXES,
+    DENSE_VECTOR,
+    FLOAT_INDEXES,
+    KEYWORD_INDEXES,
+    PointData,
+    RouteHit,
+    RouteQuery,
+    StoreBase,
+)
+from .filters import Condition, RecordFilter
+
+__all__ = ["EdgeStore"]
+
+log = logging.getLogger("prism_memory")
+_META = "prism-store.json"
+
+
+def _q() -> Any:
+    import qdrant_edge
+
+    return qdrant_edge
+
+
+def _condition(c: Condition) -> Any:
+    q = _q()
+    if c.key == "id":
+        ids = c.value if c.op == "any" else [c.value]
+        return q.HasIdCondition(point_ids={str(i) for i in ids})
+    if c.op == "eq":
+        return q.FieldCondition(key=c.key, match=q.MatchValue(c.value))
+    if c.op == "any":
+        return q.FieldCondition(key=c.key, match=q.MatchAny(list(c.value)))
+    if c.op == "empty":
+        return q.IsEmptyCondition(key=c.key)
+    if c.op == "range":
+        if c.key in DATETIME_INDEXES or c.key == "updated_at":
+            return q.FieldCondition(key=c.key, range=q.RangeDateTime(**c.value))
+        return q.FieldCondition(key=c.key, range=q.RangeFloat(**c.value))
+    raise StoreError(f"unsupported filter operation {c.op!r}")
+
+
+def _scope_conditions(scope: Scope) -> list[Any]:
+    q = _q()
+    return [q.FieldCondition(key=k, match=q.MatchValue(v)) for k, v in scope.as_dict().items()]
+
+
+def _filter(
+    scope: Scope | None, flt: RecordFilter | None = None, extra: RecordFilter | None = None
+) -> Any:
+    q = _q()
+    must = _scope_conditions(scope) if scope is not None else []
+    must_not: list[Any] = []
+    for f in (flt, extra):
+        if f is not None:
+            must += [_condition(c) for c in f.must]
+            must_not += [_condition(c) for c in f.must_not]
+    return q.Filter(must=must, must_not=must_not or None)
+
+
+class EdgeStore(StoreBase):
+    """Embedded Qdrant Edge store (the default engine of ``Memory(path=...)``).
+
+    Setup:
+        >>> store = EdgeStore("/tmp/prism-doc", dim=384, embedder_name="minilm")  # doctest: +SKIP
+
+    Use it through :class:`~prism_memory.Memory`; one process per path (use a Qdrant server
+    via ``Memory(url=...)`` when several processes share memory).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        dim: int,
+        embedder_name: str = "",
+        optimize_after: int = 2000,
+        hnsw_m: int = 16,
+        hnsw_ef_construct: int = 100,
+    ) -> None:
+        self.path = Path(path)
+        self._dim = dim
+        self._optimize_after = optimize_after
+        self._lock = threading.RLock()
+        self._pending = 0
+        self._optimizer: threading.Thread | None = None
+        self._closed = False
+        q = _q()
+        self.path.mkdir(parents=True, exist_ok=True)
+        meta_path = self.path / _META
+        shard_path = self.path / "shard"
+        if meta_path.exists():
+            meta = json.loads(meta_path.read_text())
+            if int(meta.get("dim", dim)) != dim:
+                raise EmbeddingDimensionError(
+                    f"the store at {self.path} holds {meta['dim']}-dimensional vectors "
+                    f"(embedder {meta.get('embedder') or 'unknown'!r}) but the embedder makes "
+                    f"{dim}-dimensional ones ({embedder_name!r}); use the original embedder or a "
+                    "new path (or export_jsonl + import_jsonl to re-embed)"
+                )
+        config = q.EdgeConfig(
+            vectors={DENSE_VECTOR: q.EdgeVectorParams(size=dim, distance=q.Distance.Cosine)},
+            sparse_vectors={BM25_VECTOR: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+            hnsw_config=q.HnswIndexConfig(
+                m=hnsw_m,
+                ef_construct=hnsw_ef_construct,
+                full_scan_threshold=10_000,
+                payload_m=hnsw_m,
+            ),
+            optimizers=q.EdgeOptimizersConfig(deleted_threshold=0.05, vacuum_min_vector_number=100),
+            wal_enabled=True,
+        )
+        try:
+            if (shard_path / "wal").exists() or (shard_path / "segments").exists():
+                self._shard = q.EdgeShard.load(str(shard_path))
+            else:
+                self._shard = q.EdgeShard.create(str(shard_path), config)
+        except Exception as exc:
+            msg = str(exc)
+            if "WouldBlock" in msg or "lock" in msg.lower():
+                raise StoreLockedError(
+                    f"the memory store at {self.path} is already open in another process (or "
+                    "another Memory in this one). Use one process per path and share it, close "
+                    "the other Memory first, or run a Qdrant server and pass Memory(url=...) so "
+                    "several processes can share one memory"
+                ) from exc
+            raise StoreError(f"could not open the memory store at {self.path}: {msg}") from exc
+        if not meta_path.exists():
+            tmp = meta_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"dim": dim, "embedder": embedder_name, "format": 1}))
+            os.replace(tmp, meta_path)
+            self._create_indexes()
+
+    # -- housekeeping -------------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _create_indexes(self) -> None:
+        q = _q()
+        ops = [
+            q.UpdateOperation.create_field_index(
+                name, q.KeywordIndexParams(is_tenant=name == "user_id")
+            )
+            for name in KEYWORD_INDEXES
+        ]
+        ops += [
+            q.UpdateOperation.create_field_index(n, q.PayloadSchemaType.Float)
+            for n in FLOAT_INDEXES
+        ]
+        ops += [
+            q.UpdateOperation.create_field_index(n, q.PayloadSchemaType.Datetime)
+            for n in DATETIME_INDEXES
+        ]
+        with self._lock:
+            for op in ops:
+                self._shard.update(op)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the memory store is closed; open a new Memory to keep using it")
+
+    def _after_write(self, n: int) -> None:
+        self._pending += n
+        if self._optimize_after and self._pending >= self._optimize_after:
+            self._pending = 0
+            if self._optimizer is None or not self._optimizer.is_alive():
+                self._optimizer = threading.Thread(
+                    target=self._optimize_quietly, name="prism-edge-optimize", daemon=True
+                )
+                self._optimizer.start()
+
+    def _optimize_quietly(self) -> None:
+        try:
+            if not self._closed:
+                self._shard.optimize()
+        except Exception as exc:  # never crash a background thread
+            log.warning("background optimize failed: %s", exc)
+
+    def optimize(self) -> None:
+        """Build HNSW/sparse indexes now (blocking)."""
+        self._check_open()
+        self._wait_optimizer()
+        with self._lock:
+            self._shard.optimize()
+            self._pending = 0
+
+    def _wait_optimizer(self) -> None:
+        t = self._optimizer
+        if t is not None and t.is_alive():
+            t.join()
+
+    def flush(self) -> None:
+        self._check_open()
+        with self._lock:
+            self._shard.flush()
+
+    def purge(self) -> None:
+        """Vacuum deleted points out of the segments and flush (after deletes)."""
+        self._check_open()
+        self._wait_optimizer()
+        with self._lock:
+            self._shard.flush()
+            self._shard.optimize()
+            self._shard.flush()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._wait_optimizer()
+        with self._lock:
+            try:
+                self._shard.flush()
+            finally:
+                self._shard.close()
+                self._closed = True
+
+    def info(self) -> dict[str, Any]:
+        self._check_open()
+        i = self._shard.info()
+        return {
+            "engine": "qdrant-edge",
+            "path": str(self.path),
+            "points": i.points_count,
+            "indexed_vectors": i.indexed_vectors_count,
+            "segments": i.segments_count,
+            "dim": self._dim,
+        }
+
+    # -- writes -------------------------------------------------------------------------
+    def upsert(self, points: Sequence[PointData]) -> None:
+        if not points:
+            return
+        self._check_open()
+        q = _q()
+        batch = []
+        for p in points:
+            if len(p.dense) != self._dim:
+                raise EmbeddingDimensionError(
+                    f"a {len(p.dense)}-dimensional vector was written to a {self._dim}-dimensional "
+                    "store; use the embedder the store was created with"
+                )
+            vector: dict[str, Any] = {DENSE_VECTOR: p.dense}
+            if p.sparse:
+                vector[BM25_VECTOR] = q.SparseVector(
+                    indices=p.sparse.indices, values=p.sparse.values
+                )
+            batch.append(q.Point(id=p.record.id, vector=vector, payload=p.record.to_payload()))
+        with self._lock:
+            self._shard.update(q.UpdateOperation.upsert_points(batch))
+            self._after_write(len(batch))
+
+    def set_payload(self, ids: Sequence[str], scope: Scope, payload: dict[str, Any]) -> None:
+        if not ids:
+            return
+        self._check_open()
+        q = _q()
+        flt = _filter(scope, RecordFilter.any_of("id", list(ids)))
+        with self._lock:
+            self._shard.update(q.UpdateOperation.set_payload_by_filter(flt, payload))
+
+    def delete(self, ids: Sequence[str], scope: Scope) -> int:
+        if not ids:
+            return 0
+        return self.delete_by_filter(scope, RecordFilter.any_of("id", list(ids)))
+
+    def delete_by_filter(self, scope: Scope, flt: RecordFilter | None = None) -> int:
+        self._check_open()
+        q = _q()
+        f = _filter(scope, flt)
+        with self._lock:
+            n = self._shard.count(q.CountRequest(exact=True, filter=f))
+            if n:
+                self._shard.update(q.UpdateOperation.delete_points_by_filter(f))
+                self._after_write(n)
+        return int(n)
+
+    # -- reads --------------------------------------------------------------------------
+    def get(
+        self, ids: Sequence[str], scope: Scope, *, with_vectors: bool = False
+    ) -> list[MemoryRecord]:
+        if not ids:
+            return []
+        self._check_open()
+        valid = [i for i in ids if is_record_id(i)]
+        if not valid:
+            return []
+        records = self._shard.retrieve(valid, with_payload=True, with_vector=False)
+        allowed = scope.as_dict()
+        by_id: dict[str, MemoryRecord] = {}
+        for r in records:
+            payload = r.payload or {}
+            if all(payload.get(k) == v for k, v in allowed.items()):
+                by_id[str(r.id)] = MemoryRecord.from_payload(payload)
+        return [by_id[i] for i in valid if i in by_id]
+
+    def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
+        self._check_open()
+        valid = [i for i in ids if is_record_id(i)]
+        if not valid:
+            return {}
+        allowed = scope.as_dict()
+        out: dict[str, list[float]] = {}
+        for r in self._shard.retrieve(
+            valid, with_payload=list(allowed), with_vector=[DENSE_VECTOR]
+        ):
+            payload = r.payload or {}
+            if all(payload.get(k) == v for k, v in allowed.items()) and isinstance(r.vector, dict):
+                out[str(r.id)] = list(r.vector[DENSE_VECTOR])
+        return out
+
+    def scroll(
+        self,
+        scope: Scope,
+        flt: RecordFilter | None = None,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> tuple[list[MemoryRecord], str | None]:
+        return self._scroll(scope, flt, limit=limit, cursor=cursor)
+
+    def scroll_all(
+        self, flt: RecordFilter | None = None, *, limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[MemoryRecord], str | None]:
+        """Every tenant's records (admin export only; never used by a scoped read)."""
+        return self._scroll(None, flt, limit=limit, cursor=cursor)
+
+    def _scroll(
+        self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
+    ) -> tuple[list[MemoryRecord], str | None]:
+        self._check_open()
+        q = _q()
+        req = q.ScrollRequest(
+            offset=cursor if cursor else None,
+            limit=limit,
+            filter=_filter(scope, flt),
+            with_payload=True,
+            with_vector=False,
+        )
+        records, nxt = self._shard.scroll(req)
+        return [MemoryRecord.from_payload(r.payload or {}) for r in records], (
+            str(nxt) if nxt is not None else None
+        )
+
+    def count(self, scope: Scope, flt: RecordFilter | None = None) -> int:
+        self._check_open()
+        q = _q()
+        return int(self._shard.count(q.CountRequest(exact=True, filter=_filter(scope, flt))))
+
+    def facet(
+        self, key: str, scope: Scope, flt: RecordFilter | None = None, *, limit: int = 100
+    ) -> list[tuple[str, int]]:
+        self._check_open()
+        q = _q()
+        resp = self._shard.facet(
+            q.FacetRequest(key=key, limit=limit, exact=True, filter=_filter(scope, flt))
+        )
+        out = []
+        for hit in resp.hits:
+            value = hit.value
+            value = getattr(value, "value", value)
+            s = str(value)
+            if s.startswith("Keyword(") and s.endswith(")"):
+                s = s[len("Keyword(") : -1].strip('"')
+            out.append((s, int(hit.count)))
+        return out
+
+    def query_routes(
+        self,
+        scope: Scope,
+        routes: Sequence[RouteQuery],
+        flt: RecordFilter | None = None,
+        *,
+        with_vectors: bool = False,
+    ) -> dict[str, list[RouteHit]]:
+        self._check_open()
+        q = _q()
+        requests = []
+        live = [r for r in routes if not (r.using == "bm25" and not r.vector)]
+        for r in live:
+            f = _filter(scope, flt, r.filter)
+            with_vector: Any = [DENSE_VECTOR] if with_vectors else False
+            if r.using == "order":
+                query: Any = q.OrderBy(key="ts", direction=q.Direction.Desc)
+            elif r.using == "bm25":
+                sv = r.vector
+                assert sv is not None and not isinstance(sv, list)
+                query = q.Query.Nearest(
+                    q.SparseVector(indices=sv.indices, values=sv.values), using=BM25_VECTOR
+                )
+            else:
+                query = q.Query.Nearest(
+                    list(r.vector) if isinstance(r.vector, list) else [], using=DENSE_VECTOR
+                )
+            requests.append(
+                q.QueryRequest(
+                    limit=r.limit, query=query, filter=f, with_payload=True, with_vector=with_vector
+                )
+            )
+        batches = self._shard.query_batch(q.QueryBatchRequest(requests)) if requests else []
+        out: dict[str, list[RouteHit]] = {r.name: [] for r in routes}
+        for r, points in zip(live, batches):
+            hits = []
+            for p in points:
+                vec = None
+                if with_vectors and isinstance(p.vector, dict):
+                    vec = list(p.vector.get(DENSE_VECTOR, []))
+                hits.append(RouteHit(str(p.id), float(p.score), p.payload or {}, vec))
+            out[r.name] = hits
+        return out

@@ -1,0 +1,166 @@
+"""Engine-neutral filters and the parser for the user-facing ``filters={...}`` dict.
+
+A :class:`RecordFilter` is a list of ``must`` and ``must_not`` conditions; each engine turns it
+into its own filter type. The scope is never part of it: engines add the scope themselves.
+
+User syntax (``Memory.search(..., filters=...)``)::
+
+    {"layer": "semantic"}                          # equality
+    {"kind": ["fact", "preference"]}               # any of
+    {"event_time": {"gte": dt1, "lt": dt2}}        # datetime range
+    {"importance": {"gte": 0.7}}                   # number range
+    {"entities": "zhang"}                          # entity key (normalised)
+    {"metadata.topic": "travel"}                   # a metadata field
+    {"task_id": None}                              # field is empty
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from typing import Any, Literal
+
+from ..errors import ValidationError
+from ..records import normalize_entity
+
+__all__ = ["Condition", "RecordFilter", "parse_filters"]
+
+Op = Literal["eq", "any", "range", "empty"]
+
+FILTERABLE = {
+    "layer",
+    "kind",
+    "task_id",
+    "subgoal_id",
+    "parent_task_id",
+    "status",
+    "trust",
+    "source",
+    "schema",
+    "speaker",
+    "entity_keys",
+    "source_ids",
+    "event_time",
+    "created_at",
+    "updated_at",
+    "ts",
+    "importance",
+    "utility",
+    "confidence",
+    "id",
+}
+_ALIASES = {"entities": "entity_keys", "entity": "entity_keys", "schema_name": "schema"}
+_DATETIME_KEYS = {"event_time", "created_at", "updated_at"}
+_RANGE_OPS = {"gt", "gte", "lt", "lte"}
+
+
+@dataclass(frozen=True)
+class Condition:
+    key: str
+    op: Op
+    value: Any = None
+
+
+@dataclass
+class RecordFilter:
+    """AND of ``must`` conditions, none of ``must_not``."""
+
+    must: list[Condition] = field(default_factory=list)
+    must_not: list[Condition] = field(default_factory=list)
+
+    def __and__(self, other: RecordFilter | None) -> RecordFilter:
+        if other is None:
+            return self
+        return RecordFilter(self.must + other.must, self.must_not + other.must_not)
+
+    def is_empty(self) -> bool:
+        return not self.must and not self.must_not
+
+    @staticmethod
+    def eq(key: str, value: Any) -> RecordFilter:
+        return RecordFilter(must=[Condition(key, "eq", value)])
+
+    @staticmethod
+    def any_of(key: str, values: list[Any]) -> RecordFilter:
+        return RecordFilter(must=[Condition(key, "any", list(values))])
+
+
+def _to_iso(value: Any, key: str) -> str:
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return str(value.astimezone(timezone.utc).isoformat()).replace("+00:00", "Z")
+    if isinstance(value, date):
+        return (
+            datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+            .isoformat()
+            .replace("+00:00", "Z")
+        )
+    if isinstance(value, str):
+        try:
+            return _to_iso(datetime.fromisoformat(value.replace("Z", "+00:00")), key)
+        except ValueError:
+            pass
+    raise ValidationError(f"filter {key!r} needs a datetime or an ISO-8601 string, got {value!r}")
+
+
+def _range(key: str, spec: dict[str, Any]) -> Condition:
+    unknown = set(spec) - _RANGE_OPS
+    if unknown or not spec:
+        raise ValidationError(
+            f"filter {key!r}: range keys must be among gt, gte, lt, lte; got {sorted(spec)}"
+        )
+    if key in _DATETIME_KEYS:
+        return Condition(key, "range", {op: _to_iso(v, key) for op, v in spec.items()})
+    out: dict[str, float] = {}
+    for op, v in spec.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValidationError(f"filter {key!r}: {op} needs a number, got {v!r}")
+        out[op] = float(v)
+    return Condition(key, "range", out)
+
+
+def _scalar(key: str, value: Any) -> str | int | bool:
+    if hasattr(value, "value") and isinstance(value.value, str):  # enums
+        value = value.value
+    if key == "entity_keys" and isinstance(value, str):
+        return normalize_entity(value)
+    if isinstance(value, (str, bool, int)):
+        return value
+    raise ValidationError(
+        f"filter {key!r}: values must be strings, integers or booleans, got {type(value).__name__}"
+    )
+
+
+def parse_filters(filters: dict[str, Any] | None) -> RecordFilter | None:
+    """Validate and translate a user ``filters`` dict. Unknown keys raise with the allowed list."""
+    if filters is None:
+        return None
+    if not isinstance(filters, dict):
+        raise ValidationError(f"filters must be a dict, got {type(filters).__name__}")
+    out = RecordFilter()
+    for raw_key, value in filters.items():
+        if not isinstance(raw_key, str) or not raw_key:
+            raise ValidationError(f"filter keys must be non-empty strings, got {raw_key!r}")
+        key = _ALIASES.get(raw_key, raw_key)
+        if key in ("user_id", "agent_id", "session_id"):
+            raise ValidationError(
+                f"{key} is a scope, not a filter: pass it as a keyword ({key}=...)"
+            )
+        if key not in FILTERABLE and not key.startswith("metadata."):
+            raise ValidationError(
+                f"unknown filter key {raw_key!r}; use one of {sorted(FILTERABLE | {'entities'})} "
+                "or 'metadata.<field>'"
+            )
+        if value is None:
+            out.must.append(Condition(key, "empty"))
+        elif isinstance(value, dict):
+            out.must.append(_range(key, value))
+        elif isinstance(value, (list, tuple, set)):
+            values = [_scalar(key, v) for v in value]
+            if not values:
+                raise ValidationError(f"filter {key!r}: empty list matches nothing; drop the key")
+            out.must.append(Condition(key, "any", values))
+        else:
+            out.must.append(Condition(key, "eq", _scalar(key, value)))
+    return out
