@@ -1,10 +1,57 @@
-"""``WriteAPI``: the write path of :class:`~prism_memory.Memory` (remember, layers, lifecycle)."""
+"""``WriteAPI``: the write path of :class:`~prism_memory.Memory` (remember, layers, lifecycle).
+
+Design:
+- ``remember`` validates everything first, then under the scope lock: buffer the turns (one
+  embedding batch for the turns and the facts extracted from them), reconcile the facts with
+  what is stored, update the task's working state, and move overflowing turns to the episodic
+  layer (a payload update: each turn is embedded exactly once).
+- LLM extraction and consolidation are "heavy steps": with ``Memory(background=True)`` they run
+  on a worker thread and ``remember`` returns once the turns are durable; ``flush()`` waits.
+- Async methods are ``asyncio.to_thread`` shells over the sync ones.
+"""
 
 from __future__ import annotations
 
-from ._core import MemoryCore
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
 
-__all__ = ["WriteAPI"]
+from pydantic import TypeAdapter
+
+from ._core import MemoryCore
+from .errors import ValidationError
+from .extraction.schemas import SchemaRegistry, SchemaSpec
+from .layers.buffer import BufferedTurn, BufferIndex, overflow_count, turn_filter, turn_record_id
+from .layers.messages import Turn, parse_messages, parse_time
+from .layers.result import RecordChange, RememberResult
+from .layers.semantic import SemanticWriter
+from .layers.working import TaskState
+from .lifecycle.worker import BackgroundWorker
+from .records import Kind, Layer, MemoryRecord, Scope, Source, utcnow
+from .tokens import count_tokens
+
+__all__ = ["DEFAULT_SESSION", "WriteAPI"]
+
+log = logging.getLogger("prism_memory")
+
+DEFAULT_SESSION = "default"
+_ROLE_SOURCE = {
+    "user": Source.USER,
+    "assistant": Source.ASSISTANT,
+    "system": Source.SYSTEM,
+    "tool": Source.TOOL,
+}
+_DT = TypeAdapter(datetime)
+
+
+def _opt_id(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(f"{what} must be a non-empty string, got {value!r}")
+    return value
 
 
 class WriteAPI(MemoryCore):
@@ -12,3 +59,494 @@ class WriteAPI(MemoryCore):
 
     def _setup(self) -> None:
         super()._setup()
+        self.schemas = SchemaRegistry()
+        self._buffers = BufferIndex()
+        self._semantic = SemanticWriter(self)
+        self._worker: BackgroundWorker | None = (
+            BackgroundWorker(on_error=self._background_error) if self.background else None
+        )
+        self._turns_since_consolidation: dict[str, int] = {}
+        self.background_errors: list[str] = []
+
+    # -- scopes ---------------------------------------------------------------------------
+    def _session_scope(
+        self, user_id: str | None, agent_id: str | None, session_id: str | None
+    ) -> Scope:
+        """The caller's scope (validated) with the default session filled in."""
+        self._scope(user_id, agent_id, session_id)
+        return Scope.of(user_id, agent_id, session_id or DEFAULT_SESSION)
+
+    def _background_error(self, message: str) -> None:
+        self.background_errors.append(message)
+        log.warning("background memory step failed: %s", message)
+
+    # -- remember -------------------------------------------------------------------------
+    def remember(
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        subgoal_id: str | None = None,
+        event_time: datetime | str | float | None = None,
+    ) -> RememberResult:
+        """Remember a conversation turn (or several): buffer them, extract facts, reconcile.
+
+        ``messages``: a string, a list of ``{"role", "content"[, "name", "timestamp", "id"]}``
+        dicts, or LangChain messages. A message's ``id`` is kept in the ``source_ids`` of every
+        record made from it, and a message id seen before in the session is skipped (retries
+        are safe). Without ``session_id`` the turns go to the session ``"default"``.
+
+        >>> m = Memory(location=":memory:", embedder=FakeEmbedder())  # doctest: +SKIP
+        >>> m.remember("My budget is 500 a night", user_id="alice", session_id="s1")  # doctest: +SKIP
+        RememberResult(added=2, updated=0, superseded=0, skipped=0)
+        """
+        self._check_open()
+        scope = self._session_scope(user_id, agent_id, session_id)
+        task = _opt_id(task_id, "task_id")
+        subgoal = _opt_id(subgoal_id, "subgoal_id")
+        when = parse_time(event_time, "event_time")
+        turns = parse_messages(messages)
+        result = RememberResult()
+        with self.scope_lock(scope):
+            state = self._buffers.session(self.store, scope)
+            start_index = state.next_index
+            with_ids = [turn_record_id(scope, t.id, 0) for t in turns if t.id is not None]
+            known = {r.id for r in self.store.get(with_ids, scope)} if with_ids else set()
+            records: list[MemoryRecord] = []
+            now = utcnow()
+            for turn in turns:
+                rid = turn_record_id(scope, turn.id, state.next_index)
+                rec = self._turn_record(
+                    turn, scope, rid, state.next_index, when or now, task, subgoal
+                )
+                if turn.id is not None and rid in known:
+                    result.skipped.append(
+                        RecordChange(rec, f"message id {turn.id!r} was already remembered")
+                    )
+                    continue
+                state.next_index += 1
+                records.append(rec)
+            if not records:
+                return result
+            try:
+                semantic, shared = (
+                    ([], {})
+                    if self._llm_extraction
+                    else self._semantic.prepare(records, scope.widen(session=True), result)
+                )
+                written = self._write_records(records + semantic, same_vector_as=shared)
+            except BaseException:
+                state.next_index = start_index  # nothing was stored: the indexes are free again
+                raise
+            for rec in written[: len(records)]:
+                result.added.append(RecordChange(rec, "buffered turn"))
+                state.turns.append(
+                    BufferedTurn(rec.id, count_tokens(rec.text), int(rec.metadata["turn_index"]))
+                )
+            if task is not None:
+                self._touch_task(scope, task, subgoal, records, result)
+            result.extend(self._evict(scope, force=False))
+        result.extend(self._after_turns(scope, records))
+        return result
+
+    @property
+    def _llm_extraction(self) -> bool:
+        return self.llm is not None and self.config.extraction.use_llm
+
+    def _turn_record(
+        self,
+        turn: Turn,
+        scope: Scope,
+        record_id: str,
+        index: int,
+        default_time: datetime,
+        task_id: str | None,
+        subgoal_id: str | None,
+    ) -> MemoryRecord:
+        from .extraction.rules import turn_annotations
+
+        entities, importance = turn_annotations(turn.text)
+        meta: dict[str, Any] = {"role": turn.role, "turn_index": index}
+        if turn.name:
+            meta["name"] = turn.name
+        return self.build_record(
+            turn.text,
+            scope,
+            kind=Kind.OBSERVATION,
+            layer=Layer.BUFFER,
+            metadata=meta,
+            event_time=turn.timestamp or default_time,
+            task_id=task_id,
+            subgoal_id=subgoal_id,
+            entities=entities,
+            importance=importance,
+            source=_ROLE_SOURCE[turn.role],
+            source_ids=[turn.id] if turn.id is not None else None,
+            speaker=turn.name or turn.role,
+            record_id=record_id,
+        )
+
+    def _evict(self, scope: Scope, *, force: bool) -> RememberResult:
+        """Move overflowing (or, with ``force``, all) buffered turns to the episodic layer."""
+        result = RememberResult()
+        state = self._buffers.session(self.store, scope)
+        cfg = self.config.buffer
+        n = (
+            len(state.turns)
+            if force
+            else overflow_count([t.tokens for t in state.turns], cfg.max_turns, cfg.max_tokens)
+        )
+        if n == 0:
+            return result
+        moving = [state.turns[i].id for i in range(n)]
+        stamp = utcnow()
+        self.store.set_payload(
+            moving,
+            scope,
+            {"layer": Layer.EPISODIC.value, "updated_at": _DT.dump_python(stamp, mode="json")},
+        )
+        for _ in range(n):
+            state.turns.popleft()
+        for rec in self.store.get(moving, scope):
+            result.updated.append(RecordChange(rec, "moved from the buffer to the episodic layer"))
+        self._notify_write(scope)
+        return result
+
+    def _after_turns(self, scope: Scope, records: Sequence[MemoryRecord]) -> RememberResult:
+        """Heavy steps after the turns are durable: LLM extraction, periodic consolidation.
+
+        They run inline (their changes are returned) or, with ``background=True``, on the worker.
+        """
+        result = RememberResult()
+        wide = scope.widen(session=True)
+        user_turns = [r for r in records if r.metadata.get("role") == "user"]
+        if self._llm_extraction and user_turns:
+            if self._worker is not None:
+                self._worker.submit(lambda: self._semantic.llm_pass(user_turns, wide))
+            else:
+                result.extend(self._semantic.llm_pass(user_turns, wide))
+        every = self.config.lifecycle.consolidate_every_turns
+        if every:
+            count = self._turns_since_consolidation.get(wide.key(), 0) + len(records)
+            self._turns_since_consolidation[wide.key()] = 0 if count >= every else count
+            if count >= every:
+                if self._worker is not None:
+                    self._worker.submit(lambda: self._consolidate_scope(wide))
+                else:
+                    result.extend(self._consolidate_scope(wide))
+        return result
+
+    # -- buffer and history ---------------------------------------------------------------
+    def buffer(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[MemoryRecord]:
+        """The session's buffered (recent, raw) turns, oldest first."""
+        self._check_open()
+        scope = self._session_scope(user_id, agent_id, session_id)
+        records = list(self.iter_records(scope, turn_filter(Layer.BUFFER)))
+        return sorted(records, key=lambda r: int(r.metadata.get("turn_index", 0)))
+
+    def history(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[MemoryRecord]:
+        """Every turn of the session (buffered and episodic), in order; the last ``limit`` if given."""
+        self._check_open()
+        scope = self._session_scope(user_id, agent_id, session_id)
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
+        ):
+            raise ValidationError(f"limit must be a positive integer, got {limit!r}")
+        records = sorted(
+            self.iter_records(scope, turn_filter()),
+            key=lambda r: int(r.metadata.get("turn_index", 0)),
+        )
+        return records[-limit:] if limit is not None else records
+
+    def flush_buffer(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> RememberResult:
+        """Move every buffered turn of the session to the episodic layer now."""
+        self._check_open()
+        scope = self._session_scope(user_id, agent_id, session_id)
+        with self.scope_lock(scope):
+            return self._evict(scope, force=True)
+
+    def end_session(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        consolidate: bool | None = None,
+    ) -> RememberResult:
+        """Flush the session's buffer to episodic memory and (by policy) consolidate the scope."""
+        self._check_open()
+        scope = self._session_scope(user_id, agent_id, session_id)
+        with self.scope_lock(scope):
+            result = self._evict(scope, force=True)
+        self._buffers.forget_session(scope)
+        run = (
+            self.config.lifecycle.consolidate_on_session_end if consolidate is None else consolidate
+        )
+        if run:
+            wide = scope.widen(session=True)
+            if self._worker is not None:
+                self._worker.submit(lambda: self._consolidate_scope(wide))
+            else:
+                result.extend(self._consolidate_scope(wide))
+        return result
+
+    # -- schemas --------------------------------------------------------------------------
+    def register_schema(
+        self,
+        model: Any,
+        *,
+        key: Sequence[str] | None = None,
+        policies: dict[str, str] | None = None,
+        kind: Kind | str = Kind.FACT,
+        name: str | None = None,
+        render: Callable[[dict[str, Any]], str] | None = None,
+        extract: Callable[[str, dict[str, Any]], Sequence[dict[str, Any]]] | None = None,
+    ) -> SchemaSpec:
+        """Declare a schema facts can be written into (SCG).
+
+        ``key``: fields that identify the same thing (records with an equal key are merged);
+        ``policies``: ``{field: "first_write" | "latest_wins" | "max_confidence" | "accumulate"
+        | "weighted"}`` (lists default to ``accumulate``, other fields to ``latest_wins``);
+        ``extract(text, context) -> [field dicts]``: an optional rule for this schema, run on
+        every user turn (the LLM extractor, when given, fills every registered schema).
+        """
+        return self.schemas.register(
+            model, key=key, policies=policies, kind=kind, name=name, render=render, extract=extract
+        )
+
+    # -- working memory -------------------------------------------------------------------
+    def task(
+        self,
+        task_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        goal: str | None = None,
+        status: str | None = None,
+        subgoal_id: str | None = None,
+        subgoal_status: str | None = None,
+        entities: Sequence[str] | str | None = None,
+        constraints: Sequence[str] | str | None = None,
+        decisions: Sequence[str] | str | None = None,
+        notes: Sequence[str] | str | None = None,
+        parent_task_id: str | None = None,
+    ) -> TaskState:
+        """Read (no changes given) or update a task's working state; returns the state.
+
+        A task whose status becomes ``done`` / ``failed`` / ``cancelled`` is summarised into an
+        episodic ``summary`` record and removed from working memory.
+        """
+        from .layers.working import apply_task_update
+
+        self._check_open()
+        tid = _opt_id(task_id, "task_id")
+        if tid is None:
+            raise ValidationError("task_id is required, e.g. m.task('trip-123', user_id=...)")
+        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        with self.scope_lock(scope):
+            current = self._semantic.load_task(scope, tid)
+            state = apply_task_update(
+                current or TaskState(task_id=tid),
+                goal=goal,
+                status=status,
+                subgoal_id=subgoal_id,
+                subgoal_status=subgoal_status,
+                entities=entities,
+                constraints=constraints,
+                decisions=decisions,
+                notes=notes,
+                parent_task_id=parent_task_id,
+            )
+            if state != current:
+                self._semantic.save_task(scope, state, RememberResult())
+            return state
+
+    def _touch_task(
+        self,
+        scope: Scope,
+        task_id: str,
+        subgoal_id: str | None,
+        records: Sequence[MemoryRecord],
+        result: RememberResult,
+    ) -> None:
+        from .extraction.rules import task_hints
+        from .layers.working import apply_task_update
+
+        wide = scope.widen(session=True)
+        current = self._semantic.load_task(wide, task_id)
+        user_texts = [r.text for r in records if r.metadata.get("role") == "user"]
+        hints = task_hints(user_texts)
+        state = apply_task_update(
+            current or TaskState(task_id=task_id),
+            goal=(user_texts[0] if user_texts else None)
+            if current is None or not current.goal
+            else None,
+            subgoal_id=subgoal_id,
+            entities=[e.name for r in records for e in r.entities] or None,
+            constraints=hints.constraints or None,
+            decisions=hints.decisions or None,
+        )
+        if state != current:
+            self._semantic.save_task(wide, state, result)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def consolidate(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        reflect: bool | None = None,
+    ) -> RememberResult:
+        """Distil clusters of episodic turns into ``summary`` records (and, with an LLM and
+        ``reflect=True``, ``reflection`` records) in semantic memory. Idempotent."""
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        return self._consolidate_scope(scope, reflect=reflect)
+
+    def _consolidate_scope(self, scope: Scope, reflect: bool | None = None) -> RememberResult:
+        from .lifecycle.consolidate import consolidate_scope
+
+        return consolidate_scope(self, scope, reflect=reflect)
+
+    def forget(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        older_than: datetime | float | str | None = None,
+        below_utility: float | None = None,
+        layer: Layer | str | None = None,
+        mode: str = "archive",
+        include_history: bool = True,
+    ) -> int:
+        """Archive (default) or delete (``mode="delete"``) records by policy; returns how many.
+
+        ``older_than``: a datetime, or an age in days; ``below_utility``: decayed utility under
+        this value; ``layer``: only this layer. At least one criterion is required.
+        """
+        from .lifecycle.forget import forget_records
+
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        with self.scope_lock(scope):
+            n = forget_records(
+                self,
+                scope,
+                older_than=older_than,
+                below_utility=below_utility,
+                layer=layer,
+                mode=mode,
+                include_history=include_history,
+            )
+        self._buffers.forget_all()
+        return n
+
+    def touch(
+        self,
+        record_ids: Sequence[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> int:
+        """Record an access (``last_accessed``, ``access_count``) for decay; returns how many."""
+        from .lifecycle.decay import record_access
+
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        if not isinstance(record_ids, (list, tuple, set)) or not all(
+            isinstance(i, str) for i in record_ids
+        ):
+            raise ValidationError(
+                f"record_ids must be a list of id strings, got {type(record_ids).__name__}; "
+                "pass e.g. [record.id]"
+            )
+        return record_access(self.store, scope, list(record_ids))
+
+    def delete_all(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        purge: bool = True,
+    ) -> int:
+        n = super().delete_all(
+            user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+        )
+        self._buffers.forget_all()
+        return n
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait for background steps (extraction, consolidation), then make writes durable."""
+        if self._worker is not None:
+            self._worker.join(timeout)
+        super().flush()
+
+    def close(self) -> None:
+        worker = getattr(self, "_worker", None)
+        if worker is not None and not self._closed:
+            worker.stop()
+        super().close()
+
+    # -- async shells -----------------------------------------------------------------------
+    async def aremember(self, messages: Any, **kwargs: Any) -> RememberResult:
+        """Async :meth:`remember`."""
+        return await asyncio.to_thread(self.remember, messages, **kwargs)
+
+    async def aend_session(self, **kwargs: Any) -> RememberResult:
+        """Async :meth:`end_session`."""
+        return await asyncio.to_thread(self.end_session, **kwargs)
+
+    async def aflush_buffer(self, **kwargs: Any) -> RememberResult:
+        """Async :meth:`flush_buffer`."""
+        return await asyncio.to_thread(self.flush_buffer, **kwargs)
+
+    async def abuffer(self, **kwargs: Any) -> list[MemoryRecord]:
+        """Async :meth:`buffer`."""
+        return await asyncio.to_thread(self.buffer, **kwargs)
+
+    async def ahistory(self, **kwargs: Any) -> list[MemoryRecord]:
+        """Async :meth:`history`."""
+        return await asyncio.to_thread(self.history, **kwargs)
+
+    async def atask(self, task_id: str, **kwargs: Any) -> TaskState:
+        """Async :meth:`task`."""
+        return await asyncio.to_thread(self.task, task_id, **kwargs)
+
+    async def aconsolidate(self, **kwargs: Any) -> RememberResult:
+        """Async :meth:`consolidate`."""
+        return await asyncio.to_thread(self.consolidate, **kwargs)
+
+    async def aforget(self, **kwargs: Any) -> int:
+        """Async :meth:`forget`."""
+        return await asyncio.to_thread(self.forget, **kwargs)
+
+    async def aflush(self) -> None:
+        """Async :meth:`flush`."""
+        await asyncio.to_thread(self.flush)

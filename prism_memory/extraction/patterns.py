@@ -1,0 +1,365 @@
+"""Regex patterns of the rule-based extractor (English and Chinese), kept apart from the logic.
+
+They are generic language patterns — "I like / prefer / hate / can't", "my budget is", "my
+sister Anna", "Mr. Zhang", "我喜欢", "我的预算是" — never tuned to any evaluation data.
+"""
+
+from __future__ import annotations
+
+import re
+
+_END = r"(?=[.!?;,，。！？；]|\s+(?:but|and|because|since|so|though|although|when|if)\b|$)"
+_OBJ = r"(?P<obj>[^.!?;,，。！？；\n]{2,60}?)"
+_MONEY = (
+    r"(?P<money>(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?[kK]?|\d[\d,]*(?:\.\d+)?\s?[kK]?"
+    r"(?:\s?(?:dollars|usd|bucks|euros?|eur|pounds|gbp|yuan|rmb|cny|元|块|美元|人民币|万|千))?))"
+)
+_CURRENCY = {
+    "$": "USD",
+    "dollars": "USD",
+    "usd": "USD",
+    "bucks": "USD",
+    "€": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "eur": "EUR",
+    "£": "GBP",
+    "pounds": "GBP",
+    "gbp": "GBP",
+    "¥": "CNY",
+    "yuan": "CNY",
+    "rmb": "CNY",
+    "cny": "CNY",
+    "元": "CNY",
+    "块": "CNY",
+    "人民币": "CNY",
+    "美元": "USD",
+}
+_PRONOUNS = {
+    "it",
+    "that",
+    "this",
+    "you",
+    "them",
+    "him",
+    "her",
+    "those",
+    "these",
+    "me",
+    "us",
+    "one",
+    "to",
+    "so",
+    "too",
+    "it too",
+    "that too",
+    "yours",
+    "what",
+    "how",
+    "when",
+}
+
+_EN_PREFS: list[tuple[re.Pattern[str], str, float]] = [
+    (
+        re.compile(
+            rf"\bI\s+(?:really\s+|absolutely\s+|do\s+|also\s+|just\s+)?(?:love|like|enjoy|adore|prefer)\s+(?:to\s+)?{_OBJ}{_END}",
+            re.I,
+        ),
+        "like",
+        0.75,
+    ),
+    (
+        re.compile(
+            rf"\bI\s+(?:really\s+)?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy)\s+{_OBJ}{_END}",
+            re.I,
+        ),
+        "dislike",
+        0.75,
+    ),
+    (
+        re.compile(
+            rf"\bI\s+(?:can't|cannot|can not|don't|do not|never)\s+(?:eat|drink|have|stand)\s+{_OBJ}{_END}",
+            re.I,
+        ),
+        "avoid",
+        0.8,
+    ),
+    (re.compile(rf"\bI(?:'m| am)\s+allergic\s+to\s+{_OBJ}{_END}", re.I), "avoid", 0.9),
+    (re.compile(r"^\s*(?:an?\s+)?(?P<obj>[\w][\w -]{2,40}?),?\s+please\b", re.I), "need", 0.7),
+    (
+        re.compile(rf"\b(?:please\s+)?(?:book|get|reserve)\s+me\s+(?:an?\s+)?{_OBJ}{_END}", re.I),
+        "need",
+        0.6,
+    ),
+]
+_FAVOURITE_A = re.compile(
+    r"(?P<obj>[A-Z\u4e00-\u9fff][^.!?;,，。！？]{1,50}?)\s+(?:is|are)\s+(?:definitely\s+|still\s+)?my\s+(?:all-time\s+|absolute\s+)?favou?rite(?:\s+(?P<cat>[a-z]+))?",
+    re.I,
+)
+_FAVOURITE_B = re.compile(
+    rf"\bmy\s+favou?rite\s+(?P<cat>[a-z][a-z ]{{1,25}}?)\s+(?:is|are)\s+{_OBJ}{_END}", re.I
+)
+_ZH_PREFS: list[tuple[re.Pattern[str], str, float]] = [
+    (
+        re.compile(
+            r"我(?:很|非常|最|也|特别|真的)?(?:不喜欢|讨厌|不爱|受不了)(?P<obj>[^，。！？,.!?；;\s]{1,30})"
+        ),
+        "dislike",
+        0.75,
+    ),
+    (
+        re.compile(
+            r"我(?:很|非常|最|也|特别|真的)?(?<!不)(?:喜欢|爱吃|爱|偏好|喜爱)(?P<obj>[^，。！？,.!?；;\s]{1,30})"
+        ),
+        "like",
+        0.75,
+    ),
+    (
+        re.compile(
+            r"我(?:不能|不吃|不喝|对)(?P<obj>[^，。！？,.!?；;\s]{1,20}?)(?:过敏)?(?=[，。！？,.!?；;]|$)"
+        ),
+        "avoid",
+        0.7,
+    ),
+]
+_BUDGET = [
+    re.compile(
+        rf"\b(?:my|our|the)\s+budget\s+(?:is|was|of|will be|would be)\s+(?:about\s+|around\s+|roughly\s+|up to\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        re.I,
+    ),
+    re.compile(
+        rf"\bI\s+(?:can|could|am able to|'m able to)\s+(?:now\s+)?(?:go|spend|pay|afford)\s+(?:up\s+to\s+|as much as\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        re.I,
+    ),
+    re.compile(
+        rf"我的?预算(?:是|为|有|在)?(?:大概|大约|差不多)?{_MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
+    ),
+]
+_MY_FACT = re.compile(
+    r"\bmy\s+(?P<attr>(?!budget\b|favou?rite\b)[a-z][a-z ]{1,24}?)\s+is\s+(?P<val>[^.!?;,]{1,60}?)"
+    + _END,
+    re.I,
+)
+_LIVE = re.compile(r"\bI\s+(?:live|am living|'m living)\s+in\s+(?P<val>[A-Z][\w ]{1,40}?)" + _END)
+_WORK = re.compile(r"\bI\s+work\s+(?P<how>as|at|for)\s+(?P<val>[^.!?;,]{2,50}?)" + _END, re.I)
+_AGE = re.compile(r"\bI(?:'m| am)\s+(?P<val>\d{1,3})\s+years?\s+old\b", re.I)
+_RELATIONS = (
+    "wife|husband|partner|boyfriend|girlfriend|son|daughter|kid|child|mother|mom|mum|father|dad|"
+    "brother|sister|grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|friend|best friend|"
+    "boss|manager|colleague|coworker|co-worker|roommate|neighbor|neighbour|doctor|teacher|dog|cat"
+)
+_PERSON_REL = re.compile(
+    rf"\b[Mm]y\s+(?P<rel>(?i:{_RELATIONS}))(?:,)?\s+(?:is\s+|named\s+|called\s+)?(?P<name>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\b"
+)
+_TITLED = re.compile(r"\b(?P<title>Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+(?P<name>[A-Z][a-z]+)\b")
+_ZH_SURNAMES = "张王李赵刘陈杨黄吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤"
+_ZH_PERSON = re.compile(rf"(?P<name>[{_ZH_SURNAMES}](?:先生|女士|小姐|老师|总|经理|医生|教授))")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
+_NOT_NAMES = frozenset(
+    [
+        "I",
+        "I'm",
+        "I've",
+        "I'd",
+        "I'll",
+        "The",
+        "A",
+        "An",
+        "It",
+        "It's",
+        "That",
+        "This",
+        "These",
+        "Those",
+        "What",
+        "How",
+        "Why",
+        "When",
+        "Where",
+        "Who",
+        "Which",
+        "Yes",
+        "No",
+        "Oh",
+        "Hey",
+        "Hi",
+        "Hello",
+        "Thanks",
+        "Thank",
+        "Wow",
+        "Well",
+        "So",
+        "But",
+        "And",
+        "Or",
+        "My",
+        "We",
+        "You",
+        "Your",
+        "He",
+        "She",
+        "They",
+        "Our",
+        "Their",
+        "His",
+        "Her",
+        "Do",
+        "Did",
+        "Does",
+        "Is",
+        "Are",
+        "Was",
+        "Were",
+        "Have",
+        "Has",
+        "Had",
+        "Can",
+        "Could",
+        "Would",
+        "Should",
+        "Will",
+        "Just",
+        "Not",
+        "Also",
+        "Sure",
+        "Great",
+        "Good",
+        "Nice",
+        "Sounds",
+        "Let",
+        "Let's",
+        "Please",
+        "Maybe",
+        "Really",
+        "Absolutely",
+        "Definitely",
+        "Haha",
+        "Lol",
+        "Ok",
+        "Okay",
+        "Same",
+        "Glad",
+        "Congrats",
+        "Congratulations",
+        "Awesome",
+        "If",
+        "In",
+        "On",
+        "At",
+        "For",
+        "With",
+        "As",
+        "After",
+        "Before",
+        "Then",
+        "Now",
+        "Today",
+        "Tomorrow",
+        "Yesterday",
+        "Tonight",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "There",
+        "Here",
+        "Anyway",
+        "Of",
+        "To",
+        "From",
+        "By",
+        "All",
+        "Any",
+        "Some",
+        "Every",
+        "Each",
+        "Be",
+        "Being",
+        "Been",
+        "Am",
+        "Me",
+        "Us",
+        "Them",
+        "Mine",
+        "Yours",
+        "Love",
+        "Bye",
+        "See",
+        "Take",
+        "Make",
+        "Keep",
+        "Go",
+        "Get",
+        "Got",
+        "Hope",
+        "Wish",
+        "Yeah",
+        "Yep",
+        "Nope",
+        "Cool",
+        "Right",
+        "Exactly",
+        "True",
+        "Totally",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Dr",
+        "Prof",
+        "Miss",
+        "Once",
+        "Still",
+        "Even",
+        "Though",
+        "Although",
+        "Because",
+        "Since",
+        "Until",
+        "While",
+        "Sometimes",
+        "Always",
+        "Never",
+        "Often",
+        "Last",
+        "Next",
+        "First",
+        "Second",
+        "Lately",
+        "Recently",
+    ]
+)
+_QUESTION = re.compile(r"\?\s*$")
+_SMALL_TALK = re.compile(
+    r"^\s*(?:hi|hey|hello|thanks|thank you|bye|goodbye|ok|okay|cool|nice|great|lol|haha|你好|谢谢|好的|再见)\W*$",
+    re.I,
+)
+_CONSTRAINT = re.compile(
+    r"\b(?:budget|must|need to|have to|can't|cannot|no more than|at most|at least|under|before|by|without)\b|预算|不超过|以内|必须|不能",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(?:let's|let us|I'll|I will|we'll|we will|decided|go with|book it|choose|chose|confirm|confirmed)\b|决定|就选|确定|订了",
+    re.I,
+)
+_EVENT_CUES = re.compile(
+    r"\b(?:meet|meeting|met|move|moved|reschedul\w*|book\w*|went|go(?:ing)? to|visit\w*|call\w*|"
+    r"fl(?:y|ew)|flight|appointment|dinner|lunch|party|trip|travel\w*|start\w*|finish\w*|"
+    r"join\w*|attend\w*|ran|run|took|take|bought|adopt\w*|graduat\w*|married|birthday|concert|"
+    r"class|interview|conference|wedding|camping|hik\w*|painted|signed up)\b|会议|开会|见面|预订|去|约|飞|出差",
+    re.I,
+)

@@ -1,0 +1,133 @@
+"""Reconciliation (SCG merge): one current record per entity key, merged per field policy.
+
+Design: a pure function, :func:`merge_fields`, decides what a new candidate does to the current
+record with the same key — nothing (``skip``), merge in place (``update``: accumulated lists,
+weighted strengths, filled gaps) or replace it (``supersede``: a ``latest_wins`` /
+``max_confidence`` field got a different value). The caller (``layers/semantic.py``) turns the
+decision into records: a superseded version is kept with ``valid_to`` closed and a
+``contradicts`` link, the new version links ``supersedes`` — nothing is overwritten destructively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .schemas import SchemaSpec, entity_key
+
+__all__ = ["MergeOutcome", "merge_fields", "same_value"]
+
+Action = Literal["skip", "update", "supersede"]
+
+
+@dataclass
+class MergeOutcome:
+    """What a candidate does to the current record of its key."""
+
+    action: Action
+    fields: dict[str, Any]
+    changed: list[str] = field(default_factory=list)
+    contradicted: list[str] = field(default_factory=list)
+    confidence: float = 1.0
+
+    @property
+    def reason(self) -> str:
+        if self.action == "supersede":
+            return "contradicts the current value of " + ", ".join(self.contradicted)
+        if self.action == "update":
+            return "merged into the existing record (" + ", ".join(self.changed) + ")"
+        return "already known"
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal after normalisation (case, spacing, articles; numbers by value)."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b)) < 1e-9
+    if isinstance(a, list) and isinstance(b, list):
+        return [entity_key(x) for x in a] == [entity_key(x) for x in b]
+    return entity_key(a) == entity_key(b)
+
+
+def _accumulate(old: Any, new: Any) -> Any:
+    if isinstance(old, list) or isinstance(new, list):
+        merged = list(old or [])
+        seen = {entity_key(x) for x in merged}
+        for item in new or []:
+            if entity_key(item) not in seen:
+                merged.append(item)
+                seen.add(entity_key(item))
+        return merged
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **new}
+    return old if _empty(new) else new
+
+
+def merge_fields(
+    spec: SchemaSpec,
+    old: dict[str, Any],
+    old_confidence: float,
+    new: dict[str, Any],
+    new_confidence: float,
+    *,
+    explicit: set[str] | None = None,
+) -> MergeOutcome:
+    """Merge ``new`` into ``old`` per the schema's field policies.
+
+    ``explicit``: fields the extractor actually set (defaults of the others never contradict).
+
+    >>> from prism_memory.extraction.schemas import SchemaRegistry
+    >>> fact = SchemaRegistry().get("Fact")
+    >>> old = {"attribute": "budget", "value": "500 a night", "subject": "user"}
+    >>> merge_fields(fact, old, 0.8, {**old, "value": "800"}, 0.8).action
+    'supersede'
+    """
+    merged = dict(old)
+    changed: list[str] = []
+    contradicted: list[str] = []
+    keys = set(spec.key)
+    for name in spec.field_names:
+        if name in keys or name not in new:
+            continue
+        if explicit is not None and name not in explicit:
+            continue
+        o, n = old.get(name), new.get(name)
+        if _empty(n) or (not _empty(o) and same_value(o, n)):
+            continue
+        policy = spec.policy(name)
+        if _empty(o):
+            merged[name] = n
+            changed.append(name)
+        elif policy == "first_write":
+            continue
+        elif policy == "accumulate":
+            value = _accumulate(o, n)
+            if value != o:
+                merged[name] = value
+                changed.append(name)
+        elif policy == "weighted":
+            if isinstance(o, (int, float)) and isinstance(n, (int, float)):
+                total = max(old_confidence + new_confidence, 1e-9)
+                value = (o * old_confidence + n * new_confidence) / total
+                merged[name] = round(value, 4)
+                changed.append(name)
+            else:
+                merged[name] = n
+                changed.append(name)
+        elif policy == "max_confidence":
+            if new_confidence >= old_confidence:
+                merged[name] = n
+                contradicted.append(name)
+        else:  # latest_wins
+            merged[name] = n
+            contradicted.append(name)
+    if contradicted:
+        return MergeOutcome(
+            "supersede", merged, changed + contradicted, contradicted, new_confidence
+        )
+    if changed:
+        return MergeOutcome("update", merged, changed, [], max(old_confidence, new_confidence))
+    return MergeOutcome("skip", merged, [], [], old_confidence)

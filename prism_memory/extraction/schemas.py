@@ -1,0 +1,376 @@
+"""The SCG schema registry: the pydantic models facts are written into, their keys and policies.
+
+Design:
+- A schema is a pydantic model plus an entity ``key`` (fields whose normalised values identify
+  "the same thing") and a merge ``policy`` per field (``first_write``, ``latest_wins``,
+  ``max_confidence``, ``accumulate``, ``weighted``). Reconciliation (``reconcile.py``) reads them.
+- Built-ins: :class:`Preference`, :class:`Fact`, :class:`Person`, :class:`Event`,
+  :class:`TaskState`. Users register their own with ``Memory.register_schema``; an optional
+  ``extract`` callable gives a schema its own rule (no LLM needed).
+- Facts are never free-form prose: extracted data is validated against the model before it is
+  stored; the record's ``text`` is rendered from the fields.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ValidationError
+from ..records import Kind, normalize_text
+
+__all__ = [
+    "POLICIES",
+    "Event",
+    "Fact",
+    "Person",
+    "Preference",
+    "SchemaRegistry",
+    "SchemaSpec",
+    "TaskState",
+    "entity_key",
+]
+
+Policy = Literal["first_write", "latest_wins", "max_confidence", "accumulate", "weighted"]
+POLICIES: tuple[str, ...] = (
+    "first_write",
+    "latest_wins",
+    "max_confidence",
+    "accumulate",
+    "weighted",
+)
+
+#: ``extract(text, context) -> list of field dicts`` for a user schema's own rule
+SchemaExtractor = Callable[[str, dict[str, Any]], Sequence[dict[str, Any]]]
+
+
+class _Schema(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+
+class Preference(_Schema):
+    """A like, dislike or constraint of the user: ``Preference(subject="seafood", polarity="like")``."""
+
+    subject: str = Field(description="What the preference is about, e.g. 'seafood', 'window seat'.")
+    holder: str = Field(default="user", description="Whose preference it is (a speaker's name).")
+    polarity: Literal["like", "dislike", "avoid", "need"] = "like"
+    category: str | None = Field(default=None, description="e.g. food, travel, seating.")
+    strength: float = Field(default=0.7, ge=0, le=1)
+    reasons: list[str] = Field(default_factory=list)
+
+
+class Fact(_Schema):
+    """An attribute of the user or the world: ``Fact(attribute="budget", value="800 a night")``."""
+
+    attribute: str = Field(description="What the fact is about, e.g. 'budget', 'home city'.")
+    value: str
+    amount: float | None = Field(default=None, description="The number in the value, if any.")
+    unit: str | None = Field(default=None, description="Currency or unit of the amount.")
+    subject: str = Field(default="user", description="Whose attribute it is.")
+
+
+class Person(_Schema):
+    """Someone the user mentions: ``Person(name="Zhang", relationship="colleague")``."""
+
+    name: str
+    relationship: str | None = None
+    attributes: list[str] = Field(default_factory=list)
+
+
+class Event(_Schema):
+    """Who did what, when, with what outcome."""
+
+    description: str
+    actor: str | None = None
+    participants: list[str] = Field(default_factory=list)
+    when: str | None = Field(default=None, description="ISO date/time the event is about.")
+    outcome: str | None = None
+
+
+class TaskState(_Schema):
+    """Working memory of one task: goal, status, subgoals, entities, constraints, decisions.
+
+    Example:
+        >>> TaskState(task_id="trip-1", goal="book a hotel").status
+        'active'
+    """
+
+    task_id: str
+    goal: str | None = None
+    status: Literal["active", "paused", "done", "failed", "cancelled"] = "active"
+    subgoals: dict[str, str] = Field(
+        default_factory=dict, description="subgoal id -> status (active, done, ...)."
+    )
+    parent_task_id: str | None = None
+    active_entities: list[str] = Field(default_factory=list)
+    constraints: list[str] = Field(default_factory=list)
+    decisions: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        return self.status in ("done", "failed", "cancelled")
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A reason shown in a record's text is cut to ``limit`` characters (all are in ``fields``)."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _render_preference(f: dict[str, Any]) -> str:
+    verb = {"like": "likes", "dislike": "dislikes", "avoid": "avoids", "need": "needs"}
+    holder = f.get("holder") or "user"
+    who = "User" if holder == "user" else holder
+    text = f"{who} {verb.get(str(f.get('polarity')), 'likes')} {f.get('subject')}"
+    if f.get("reasons"):
+        text += " (" + "; ".join(_short(str(r)) for r in f["reasons"][-3:]) + ")"
+    return text
+
+
+def _render_fact(f: dict[str, Any]) -> str:
+    subject = f.get("subject") or "user"
+    owner = "User's" if subject == "user" else f"{subject}'s"
+    return f"{owner} {f.get('attribute')}: {f.get('value')}"
+
+
+def _render_person(f: dict[str, Any]) -> str:
+    text = f"Person: {f.get('name')}"
+    if f.get("relationship"):
+        text += f" ({f['relationship']})"
+    if f.get("attributes"):
+        text += ": " + "; ".join(str(a) for a in f["attributes"][-5:])
+    return text
+
+
+def _render_event(f: dict[str, Any]) -> str:
+    text = str(f.get("description"))
+    if f.get("when"):
+        text += f" [when: {f['when']}]"
+    if f.get("outcome"):
+        text += f" -> {f['outcome']}"
+    return text
+
+
+def _render_task(f: dict[str, Any]) -> str:
+    parts = [f"Task {f.get('task_id')} ({f.get('status')})"]
+    if f.get("goal"):
+        parts.append(f"goal: {f['goal']}")
+    if f.get("subgoals"):
+        parts.append("subgoals: " + ", ".join(f"{k}={v}" for k, v in f["subgoals"].items()))
+    for name in ("active_entities", "constraints", "decisions"):
+        if f.get(name):
+            parts.append(f"{name.replace('_', ' ')}: " + "; ".join(map(str, f[name])))
+    return ". ".join(parts)
+
+
+def _render_generic(name: str, f: dict[str, Any]) -> str:
+    shown = ", ".join(f"{k}: {v}" for k, v in f.items() if v not in (None, [], {}, ""))
+    return f"{name}: {shown}"
+
+
+@dataclass
+class SchemaSpec:
+    """A registered schema: model, entity key, field policies, the kind of record it makes."""
+
+    name: str
+    model: type[BaseModel]
+    key: list[str]
+    policies: dict[str, str]
+    kind: Kind = Kind.FACT
+    render: Callable[[dict[str, Any]], str] | None = None
+    extract: SchemaExtractor | None = None
+    description: str = ""
+    builtin: bool = False
+    field_names: list[str] = field(default_factory=list)
+
+    def policy(self, name: str) -> str:
+        if name in self.policies:
+            return self.policies[name]
+        annotation = self.model.model_fields[name].annotation
+        if annotation is not None and getattr(annotation, "__origin__", None) in (list, set):
+            return "accumulate"
+        return "latest_wins"
+
+    def validate_fields(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Validate against the model; raises ``ValidationError`` naming the schema."""
+        try:
+            obj = self.model.model_validate(data)
+        except Exception as exc:
+            first = str(exc).splitlines()
+            raise ValidationError(
+                f"fields do not match schema {self.name}: {' '.join(first[:3])[:300]}"
+            ) from None
+        return obj.model_dump(mode="json")
+
+    def key_string(self, fields: dict[str, Any]) -> str | None:
+        """The entity key of these fields (``None`` when the schema has no key)."""
+        if not self.key:
+            return None
+        return self.name + "|" + "|".join(entity_key(fields.get(k)) for k in self.key)
+
+    def text(self, fields: dict[str, Any]) -> str:
+        return (self.render or (lambda f: _render_generic(self.name, f)))(fields)
+
+
+def entity_key(value: Any) -> str:
+    """Normalised key part: casefolded text, punctuation and articles ignored."""
+    text = normalize_text(str(value if value is not None else ""))
+    text = "".join(ch for ch in text if ch.isalnum() or ch.isspace() or ord(ch) > 0x2E7F)
+    words = [w for w in text.split() if w not in ("the", "a", "an")]
+    return " ".join(words)
+
+
+class SchemaRegistry:
+    """Schemas known to a Memory. Built-ins are registered on creation.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class BookInterest(BaseModel):
+        ...     title: str
+        ...     reasons: list[str] = []
+        >>> reg = SchemaRegistry()
+        >>> reg.register(BookInterest, key=["title"], policies={"reasons": "accumulate"}).name
+        'BookInterest'
+    """
+
+    def __init__(self) -> None:
+        self._specs: dict[str, SchemaSpec] = {}
+        self._lock = threading.Lock()
+        builtins: list[tuple[type[BaseModel], list[str], dict[str, str], Kind, Any]] = [
+            (
+                Preference,
+                ["holder", "subject"],
+                {"polarity": "latest_wins", "strength": "weighted", "reasons": "accumulate"},
+                Kind.PREFERENCE,
+                _render_preference,
+            ),
+            (
+                Fact,
+                ["subject", "attribute"],
+                {"value": "latest_wins", "amount": "latest_wins", "unit": "latest_wins"},
+                Kind.FACT,
+                _render_fact,
+            ),
+            (
+                Person,
+                ["name"],
+                {"relationship": "latest_wins", "attributes": "accumulate"},
+                Kind.FACT,
+                _render_person,
+            ),
+            (Event, [], {}, Kind.EVENT, _render_event),
+            (TaskState, ["task_id"], {}, Kind.TASK, _render_task),
+        ]
+        for model, key, policies, kind, render in builtins:
+            self._add(model, key, policies, kind=kind, render=render, builtin=True)
+
+    def _add(
+        self,
+        model: type[BaseModel],
+        key: Sequence[str],
+        policies: dict[str, str],
+        *,
+        kind: Kind,
+        render: Callable[[dict[str, Any]], str] | None = None,
+        extract: SchemaExtractor | None = None,
+        builtin: bool = False,
+        name: str | None = None,
+    ) -> SchemaSpec:
+        spec = SchemaSpec(
+            name=name or model.__name__,
+            model=model,
+            key=list(key),
+            policies=dict(policies),
+            kind=kind,
+            render=render,
+            extract=extract,
+            description=(model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else "",
+            builtin=builtin,
+            field_names=list(model.model_fields),
+        )
+        with self._lock:
+            self._specs[spec.name] = spec
+        return spec
+
+    def register(
+        self,
+        model: Any,
+        *,
+        key: Sequence[str] | None = None,
+        policies: dict[str, str] | None = None,
+        kind: Kind | str = Kind.FACT,
+        name: str | None = None,
+        render: Callable[[dict[str, Any]], str] | None = None,
+        extract: SchemaExtractor | None = None,
+    ) -> SchemaSpec:
+        """Register (or replace) a user schema; every argument is checked first."""
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ValidationError(
+                f"register_schema needs a pydantic model class, got {model!r}; declare "
+                "`class MySchema(BaseModel): ...` and pass the class"
+            )
+        fields = set(model.model_fields)
+        if not fields:
+            raise ValidationError(f"schema {model.__name__} has no fields; declare at least one")
+        key_list = list(key or [])
+        if isinstance(key, str):
+            raise ValidationError(f"key must be a list of field names, e.g. key=[{key!r}]")
+        bad = [k for k in key_list if k not in fields]
+        if bad:
+            raise ValidationError(
+                f"key fields {bad} are not fields of {model.__name__}; choose from {sorted(fields)}"
+            )
+        pol = dict(policies or {})
+        if not isinstance(policies, (dict, type(None))):
+            raise ValidationError("policies must be a dict {field: policy}")
+        for fname, p in pol.items():
+            if fname not in fields:
+                raise ValidationError(
+                    f"policy for unknown field {fname!r}; {model.__name__} has {sorted(fields)}"
+                )
+            if p not in POLICIES:
+                raise ValidationError(
+                    f"unknown policy {p!r} for field {fname!r}; use one of {', '.join(POLICIES)}"
+                )
+        try:
+            kind_v = kind if isinstance(kind, Kind) else Kind(str(kind))
+        except ValueError:
+            raise ValidationError(
+                f"unknown kind {kind!r}; use one of {', '.join(k.value for k in Kind)}"
+            ) from None
+        schema_name = name or model.__name__
+        existing = self._specs.get(schema_name)
+        if existing is not None and existing.builtin and existing.model is not model:
+            raise ValidationError(
+                f"{schema_name} is a built-in schema; register yours under another name (name=...)"
+            )
+        if extract is not None and not callable(extract):
+            raise ValidationError("extract must be a callable (text, context) -> list of dicts")
+        return self._add(
+            model, key_list, pol, kind=kind_v, render=render, extract=extract, name=schema_name
+        )
+
+    def get(self, name: str) -> SchemaSpec:
+        spec = self._specs.get(name)
+        if spec is None:
+            raise ValidationError(
+                f"unknown schema {name!r}; registered: {sorted(self._specs)}. Register it with "
+                "Memory.register_schema(Model, key=[...])"
+            )
+        return spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def names(self) -> list[str]:
+        return sorted(self._specs)
+
+    def user_schemas(self) -> list[SchemaSpec]:
+        return [s for s in self._specs.values() if not s.builtin]
+
+    def all(self) -> list[SchemaSpec]:
+        return list(self._specs.values())

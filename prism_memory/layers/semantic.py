@@ -1,0 +1,337 @@
+"""The semantic layer writer: extraction candidates -> validated, reconciled records.
+
+Design:
+- A keyed schema's current record has a deterministic id (uuid5 of scope + schema + entity key),
+  so "is there already a record for this key?" is one ``get`` by id — inside the scope lock that
+  makes check-and-write atomic; concurrent or retried writes of one fact leave one record.
+- Superseding keeps history: the old version is copied (with its vector, not re-embedded) to a
+  version id with ``status=superseded``, ``valid_to`` closed and a ``contradicts`` link to the
+  current id; the new version takes the current id and links ``supersedes`` to the copy.
+- Keyless schemas (events) are deduplicated by content. Extracted events live in the episodic
+  layer, facts/preferences/persons in the semantic layer; all are scoped without ``session_id``.
+- Task state (working layer) is written here too: it is a validated ``TaskState`` record.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PrismError
+from ..extraction.reconcile import merge_fields
+from ..extraction.rules import Candidate, extract
+from ..extraction.schemas import SchemaSpec, TaskState
+from ..records import (
+    Entity,
+    Kind,
+    Layer,
+    MemoryRecord,
+    Relation,
+    Scope,
+    Source,
+    Status,
+    make_record_id,
+    utcnow,
+)
+from ..stores import PointData
+from .result import RecordChange, RememberResult
+from .working import task_record_id, task_summary
+
+if TYPE_CHECKING:
+    from .._write_api import WriteAPI
+
+__all__ = ["SemanticWriter", "key_record_id"]
+
+log = logging.getLogger("prism_memory")
+MAX_SOURCE_IDS = 64
+
+
+def key_record_id(scope: Scope, spec: SchemaSpec, key: str) -> str:
+    layer = Layer.EPISODIC if spec.kind == Kind.EVENT else Layer.SEMANTIC
+    return make_record_id(scope, layer, f"key:{key}")
+
+
+def _source_ids(turn: MemoryRecord) -> list[str]:
+    return [*turn.provenance.source_ids, turn.id]
+
+
+def _field_entities(spec: SchemaSpec, fields: dict[str, Any]) -> list[Entity]:
+    out: list[Entity] = []
+    if spec.name == "Person" and fields.get("name"):
+        out.append(Entity(type="person", name=str(fields["name"])))
+    elif spec.name == "Preference" and fields.get("subject"):
+        out.append(Entity(type="thing", name=str(fields["subject"])[:80]))
+    elif spec.name == "Event":
+        out.extend(Entity(type="person", name=str(p)) for p in fields.get("participants") or [])
+    else:
+        for k in spec.key:
+            if isinstance(fields.get(k), str) and fields[k] and k != "subject":
+                out.append(Entity(type=k, name=str(fields[k])[:80]))
+    return out
+
+
+class SemanticWriter:
+    """Turns candidates into records for a :class:`~prism_memory.Memory`.
+
+    Example:
+        >>> from prism_memory import Memory, FakeEmbedder
+        >>> m = Memory(location=":memory:", embedder=FakeEmbedder())
+        >>> _ = m.remember("I love seafood", user_id="a")
+        >>> [r.text for r in m.list(user_id="a", kind="preference")]
+        ['User likes seafood (I love seafood)']
+        >>> m.close()
+    """
+
+    def __init__(self, memory: WriteAPI) -> None:
+        self.m = memory
+
+    # -- candidates -----------------------------------------------------------------------
+    def rule_candidates(self, turns: Sequence[MemoryRecord]) -> list[Candidate]:
+        out: list[Candidate] = []
+        user_specs = [s for s in self.m.schemas.user_schemas() if s.extract is not None]
+        for turn in turns:
+            if turn.metadata.get("role") != "user":
+                continue
+            when = turn.event_time or turn.created_at
+            found = extract(turn.text, event_time=when, speaker=turn.speaker)
+            for spec in user_specs:
+                assert spec.extract is not None
+                try:
+                    items = spec.extract(turn.text, {"event_time": when, "speaker": turn.speaker})
+                except Exception as exc:  # a user rule must not break the write
+                    log.warning("extract rule of schema %s failed: %s", spec.name, exc)
+                    continue
+                for item in items or []:
+                    if isinstance(item, dict):
+                        found.append(Candidate(spec.name, dict(item), 0.8, 0.7, evidence=turn.text))
+            for c in found:
+                c.source_ids = _source_ids(turn)
+                c.event_time = c.event_time or when
+            out.extend(found)
+        return out
+
+    def prepare(
+        self, turns: Sequence[MemoryRecord], scope: Scope, result: RememberResult
+    ) -> tuple[list[MemoryRecord], dict[str, str]]:
+        """Records to write (in the caller's embedding batch) for the rule candidates of turns,
+        and ``{event id: turn id}``: a rule event is its turn's text, so it shares its vector."""
+        records = self.reconcile(self.rule_candidates(turns), scope, result)
+        turn_ids = {t.id for t in turns}
+        shared = {
+            r.id: r.provenance.source_ids[-1]
+            for r in records
+            if r.kind == Kind.EVENT
+            and r.provenance.source_ids
+            and r.provenance.source_ids[-1] in turn_ids
+        }
+        return records, shared
+
+    # -- reconciliation -------------------------------------------------------------------
+    def reconcile(
+        self, candidates: Sequence[Candidate], scope: Scope, result: RememberResult
+    ) -> list[MemoryRecord]:
+        """Validate and merge candidates against the store; supersessions are written here.
+
+        The caller holds ``scope_lock(scope)`` and writes the returned records.
+        """
+        pending: dict[str, MemoryRecord] = {}
+        for cand in candidates:
+            try:
+                spec = self.m.schemas.get(cand.schema)
+                fields = spec.validate_fields(cand.fields)
+                key = spec.key_string(fields)
+                if key is None:
+                    key = spec.name + "|" + spec.text(fields)
+                rid = key_record_id(scope, spec, key)
+                current = pending.get(rid)
+                if current is None:
+                    found = self.m.store.get([rid], scope)
+                    current = found[0] if found else None
+                new = self._record(spec, fields, cand, scope, rid, key)
+            except PrismError as exc:
+                log.info("candidate %s dropped: %s", cand.schema, exc)
+                continue
+            if current is None or current.status != Status.ACTIVE:
+                pending[rid] = new
+                result.added.append(RecordChange(new, f"extracted {spec.name} ({cand.extractor})"))
+                continue
+            outcome = merge_fields(
+                spec,
+                current.fields,
+                current.confidence,
+                fields,
+                cand.confidence,
+                explicit=set(cand.fields),
+            )
+            if outcome.action == "skip":
+                merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
+                if merged_ids != current.provenance.source_ids and rid not in pending:
+                    current.provenance.source_ids = merged_ids[-MAX_SOURCE_IDS:]
+                    self.m.store.set_payload(
+                        [rid],
+                        scope,
+                        {
+                            "source_ids": current.provenance.source_ids,
+                            "provenance": current.provenance.model_dump(mode="json"),
+                        },
+                    )
+                result.skipped.append(RecordChange(current, outcome.reason))
+                continue
+            new.fields = outcome.fields
+            new.text = spec.text(outcome.fields)
+            new.confidence = outcome.confidence
+            new.provenance.source_ids = list(
+                dict.fromkeys(current.provenance.source_ids + cand.source_ids)
+            )[-MAX_SOURCE_IDS:]
+            new.entities = list({e.key: e for e in current.entities + new.entities}.values())
+            if outcome.action == "update":
+                new.created_at = current.created_at
+                new.valid_from = current.valid_from
+                new.relations = current.relations
+                new.access_count, new.last_accessed = current.access_count, current.last_accessed
+                new.utility = current.utility
+                new.importance = max(current.importance, new.importance)
+                pending[rid] = new
+                result.updated.append(RecordChange(new, outcome.reason))
+            else:
+                old_copy = self._supersede(
+                    current, rid, scope, new.valid_from or utcnow(), rid in pending
+                )
+                new.relations = [
+                    *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
+                    Relation(type="supersedes", target_id=old_copy.id),
+                ]
+                pending[rid] = new
+                result.superseded.append(RecordChange(old_copy, outcome.reason))
+                result.added.append(
+                    RecordChange(new, f"new value of {spec.name} ({outcome.reason})")
+                )
+        return list(pending.values())
+
+    def _supersede(
+        self, current: MemoryRecord, rid: str, scope: Scope, when: datetime, in_batch: bool
+    ) -> MemoryRecord:
+        """Keep the current version under a version id, closed and linked to its successor."""
+        version = f"{rid}#{current.updated_at.timestamp()}"
+        copy = current.model_copy(deep=True)
+        copy.id = make_record_id(scope, current.layer, version)
+        copy.status = Status.SUPERSEDED
+        copy.valid_to = max(when, copy.valid_from or when)
+        copy.updated_at = utcnow()
+        copy.relations = [*copy.relations, Relation(type="contradicts", target_id=rid)]
+        copy.metadata = {**copy.metadata, "superseded_by": rid}
+        if in_batch:  # the version never reached the store: embed it with the batch
+            self.m.store.upsert(self.m.embed_records([copy]))
+        else:
+            vectors = self.m.store.get_vectors([rid], scope)
+            dense = vectors.get(rid)
+            if dense is None:
+                self.m.store.upsert(self.m.embed_records([copy]))
+            else:
+                self.m.store.upsert(
+                    [PointData(copy, dense, self.m.sparse.documents([copy.text])[0])]
+                )
+        return copy
+
+    def _record(
+        self,
+        spec: SchemaSpec,
+        fields: dict[str, Any],
+        cand: Candidate,
+        scope: Scope,
+        rid: str,
+        key: str,
+    ) -> MemoryRecord:
+        entities = list(
+            {e.key: e for e in [*cand.entities, *_field_entities(spec, fields)]}.values()
+        )
+        record = self.m.build_record(
+            spec.text(fields),
+            scope,
+            kind=spec.kind,
+            layer=Layer.EPISODIC if spec.kind == Kind.EVENT else Layer.SEMANTIC,
+            metadata={
+                "entity_key": key,
+                "extractor": cand.extractor,
+                "evidence": cand.evidence[:500],
+            },
+            event_time=cand.event_time,
+            entities=entities,
+            importance=cand.importance,
+            confidence=cand.confidence,
+            source=Source.USER,
+            source_ids=cand.source_ids[-MAX_SOURCE_IDS:],
+            fields=fields,
+            schema=spec.name,
+            record_id=rid,
+        )
+        return record
+
+    # -- LLM pass -------------------------------------------------------------------------
+    def llm_pass(self, turns: Sequence[MemoryRecord], scope: Scope) -> RememberResult:
+        """Run the LLM extractor over user turns and write what it found (never raises)."""
+        from ..extraction.llm import LLMExtractor
+
+        result = RememberResult()
+        try:
+            extractor = LLMExtractor(self.m.llm, self.m.schemas, self.m.config.extraction)
+            candidates = extractor.extract_turns(turns, fallback=self.rule_candidates)
+            with self.m.scope_lock(scope):
+                records = self.reconcile(candidates, scope, result)
+                self.m._write_records(records)
+        except Exception as exc:  # the agent's turn must never fail because of extraction
+            log.warning("LLM extraction pass failed: %s", exc)
+            self.m.background_errors.append(f"llm extraction: {exc}")
+        return result
+
+    # -- working memory -------------------------------------------------------------------
+    def load_task(self, scope: Scope, task_id: str) -> TaskState | None:
+        found = self.m.store.get([task_record_id(scope, task_id)], scope)
+        if not found:
+            return None
+        return TaskState.model_validate(found[0].fields)
+
+    def save_task(self, scope: Scope, state: TaskState, result: RememberResult) -> None:
+        """Write the task's working record; a closed task becomes an episodic summary."""
+        spec = self.m.schemas.get("TaskState")
+        rid = task_record_id(scope, state.task_id)
+        if state.closed:
+            summary = self.m.build_record(
+                task_summary(state),
+                scope,
+                kind=Kind.SUMMARY,
+                layer=Layer.EPISODIC,
+                task_id=state.task_id,
+                fields=state.model_dump(mode="json"),
+                schema=spec.name,
+                entities=state.active_entities[:12],
+                importance=0.7,
+                source=Source.DERIVED,
+                source_ids=[rid],
+                metadata={"task_status": state.status},
+            )
+            self.m._write_records([summary])
+            self.m.store.delete([rid], scope)
+            self.m._notify_write(scope)
+            result.added.append(RecordChange(summary, f"task {state.task_id} closed: summarised"))
+            return
+        found = self.m.store.get([rid], scope)
+        record = self.m.build_record(
+            spec.text(state.model_dump(mode="json")),
+            scope,
+            kind=Kind.TASK,
+            layer=Layer.WORKING,
+            task_id=state.task_id,
+            fields=state.model_dump(mode="json"),
+            schema=spec.name,
+            entities=state.active_entities[:12],
+            importance=0.8,
+            source=Source.SYSTEM,
+            record_id=rid,
+        )
+        if found:
+            record.created_at = found[0].created_at
+        self.m._write_records([record])
+        (result.updated if found else result.added).append(RecordChange(record, "task state"))

@@ -1,0 +1,114 @@
+"""The working layer: task state per ``(scope, task_id)``.
+
+Design:
+- One record per task (``layer=working``, ``kind=task``, scope without ``session_id``), its
+  ``fields`` a validated :class:`TaskState`, its id deterministic from the task id, so updates
+  are upserts and concurrent updates cannot create two states.
+- Updates are pure (:func:`apply_task_update`): lists accumulate without duplicates, scalars are
+  replaced, subgoal statuses are merged.
+- A task that closes (done / failed / cancelled) leaves working memory: its state is summarised
+  (:func:`task_summary`) into an episodic ``summary`` record and the working record is deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import ValidationError
+from ..extraction.schemas import TaskState
+from ..records import Layer, Scope, make_record_id
+
+__all__ = ["TaskState", "apply_task_update", "task_record_id", "task_summary"]
+
+_STATUSES = ("active", "paused", "done", "failed", "cancelled")
+
+
+def task_record_id(scope: Scope, task_id: str) -> str:
+    return make_record_id(scope, Layer.WORKING, f"task:{task_id}")
+
+
+def _add_unique(items: list[str], new: Sequence[str] | str | None, what: str) -> list[str]:
+    if new is None:
+        return items
+    values = [new] if isinstance(new, str) else list(new)
+    for v in values:
+        if not isinstance(v, str) or not v.strip():
+            raise ValidationError(f"{what} must be non-empty strings, got {v!r}")
+    seen = {v.casefold() for v in items}
+    out = list(items)
+    for v in values:
+        if v.strip().casefold() not in seen:
+            out.append(v.strip())
+            seen.add(v.strip().casefold())
+    return out
+
+
+def apply_task_update(
+    state: TaskState,
+    *,
+    goal: str | None = None,
+    status: str | None = None,
+    subgoal_id: str | None = None,
+    subgoal_status: str | None = None,
+    entities: Sequence[str] | str | None = None,
+    constraints: Sequence[str] | str | None = None,
+    decisions: Sequence[str] | str | None = None,
+    notes: Sequence[str] | str | None = None,
+    parent_task_id: str | None = None,
+) -> TaskState:
+    """A new state with the changes applied (the input is not modified).
+
+    >>> s = apply_task_update(TaskState(task_id="t"), goal="book", constraints=["<= 800/night"])
+    >>> apply_task_update(s, constraints="<= 800/night", subgoal_id="hotel").constraints
+    ['<= 800/night']
+    """
+    data = state.model_dump()
+    if goal is not None:
+        if not isinstance(goal, str) or not goal.strip():
+            raise ValidationError(f"goal must be a non-empty string, got {goal!r}")
+        data["goal"] = goal.strip()
+    if status is not None:
+        if status not in _STATUSES:
+            raise ValidationError(
+                f"unknown task status {status!r}; use one of {', '.join(_STATUSES)}"
+            )
+        data["status"] = status
+    if subgoal_status is not None and subgoal_id is None:
+        raise ValidationError("subgoal_status needs subgoal_id=... (which subgoal it is about)")
+    if subgoal_id is not None:
+        if not isinstance(subgoal_id, str) or not subgoal_id.strip():
+            raise ValidationError(f"subgoal_id must be a non-empty string, got {subgoal_id!r}")
+        sg_status = subgoal_status or data["subgoals"].get(subgoal_id, "active")
+        if sg_status not in _STATUSES:
+            raise ValidationError(
+                f"unknown subgoal status {sg_status!r}; use one of {', '.join(_STATUSES)}"
+            )
+        data["subgoals"] = {**data["subgoals"], subgoal_id: sg_status}
+    if parent_task_id is not None:
+        data["parent_task_id"] = parent_task_id
+    data["active_entities"] = _add_unique(data["active_entities"], entities, "entities")
+    data["constraints"] = _add_unique(data["constraints"], constraints, "constraints")
+    data["decisions"] = _add_unique(data["decisions"], decisions, "decisions")
+    data["notes"] = _add_unique(data["notes"], notes, "notes")
+    return TaskState.model_validate(data)
+
+
+def task_summary(state: TaskState) -> str:
+    """The episodic summary written when a task closes."""
+    parts = [f"Task {state.task_id} ended ({state.status})"]
+    if state.goal:
+        parts.append(f"goal: {state.goal}")
+    if state.decisions:
+        parts.append("decisions: " + "; ".join(state.decisions))
+    if state.constraints:
+        parts.append("constraints: " + "; ".join(state.constraints))
+    if state.subgoals:
+        parts.append("subgoals: " + ", ".join(f"{k}={v}" for k, v in state.subgoals.items()))
+    if state.active_entities:
+        parts.append("entities: " + ", ".join(state.active_entities))
+    return ". ".join(parts)
+
+
+def task_fields(state: TaskState) -> dict[str, Any]:
+    return state.model_dump(mode="json")

@@ -1,0 +1,234 @@
+"""Consolidation and reflection: episodic turns distilled into semantic summaries.
+
+Design:
+- Unconsolidated episodic turns of a scope are grouped per session and cut into windows of
+  consecutive turns (``WINDOW`` turns, a new window where the topic changes: few shared words
+  between neighbours). Each window becomes one ``summary`` record in the semantic layer,
+  scoped without ``session_id``, ``source_ids`` = its turns, ``event_time`` = its first turn.
+- Without an LLM the summary is extractive (:func:`extractive_summary`: the most informative
+  sentences, speaker-tagged, within a token bound); with one it is distilled by the model, with
+  the extractive text as the fallback. Optional reflection asks the model for insights over the
+  new summaries and writes ``reflection`` records.
+- Turns are marked (``consolidated_at`` payload) so a second run does no work: idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..extraction.rules import score_importance
+from ..layers.result import RecordChange, RememberResult
+from ..records import Kind, Layer, MemoryRecord, Scope, Source, make_record_id, utcnow
+from ..stores import RecordFilter
+from ..stores.filters import Condition
+from ..tokens import count_tokens
+
+if TYPE_CHECKING:
+    from .._write_api import WriteAPI
+
+__all__ = ["centroid", "consolidate_scope", "extractive_summary", "split_windows"]
+
+log = logging.getLogger("prism_memory")
+WINDOW = 12
+SUMMARY_TOKENS = 80
+_WORD = re.compile(r"[\w\u4e00-\u9fff]{3,}")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def split_windows(turns: Sequence[MemoryRecord], window: int = WINDOW) -> list[list[MemoryRecord]]:
+    """Consecutive turns cut into windows of at most ``window``; a window closes early (after
+    half its size) where two neighbours share no content word (a topic change)."""
+    out: list[list[MemoryRecord]] = []
+    current: list[MemoryRecord] = []
+    for turn in turns:
+        if current and (
+            len(current) >= window
+            or (len(current) >= window // 2 and not (_words(current[-1].text) & _words(turn.text)))
+        ):
+            out.append(current)
+            current = []
+        current.append(turn)
+    if current:
+        out.append(current)
+    return out
+
+
+def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_TOKENS) -> str:
+    """The most informative sentences of the turns, in order, speaker-tagged, within ``max_tokens``."""
+    sentences: list[tuple[int, float, str]] = []
+    for i, turn in enumerate(turns):
+        for s in re.split(r"(?<=[.!?。！？])\s+", turn.text.strip()):
+            if len(s) < 12:
+                continue
+            score = score_importance(s) + 0.1 * len(_words(s) & {e.key for e in turn.entities})
+            sentences.append((i, score, f"{turn.speaker or 'user'}: {s}"))
+    if not sentences:
+        sentences = [
+            (i, 0.0, f"{t.speaker or 'user'}: {t.text[:200]}") for i, t in enumerate(turns)
+        ]
+    chosen: list[tuple[int, float, str]] = []
+    used = 0
+    for item in sorted(sentences, key=lambda x: -x[1]):
+        cost = count_tokens(item[2])
+        if used + cost > max_tokens and chosen:
+            continue
+        chosen.append(item)
+        used += cost
+        if used >= max_tokens:
+            break
+    chosen.sort(key=lambda x: x[0])
+    return " ".join(text for _, _, text in chosen)
+
+
+def centroid(vectors: Sequence[Sequence[float]]) -> list[float] | None:
+    """The unit-length mean of vectors (``None`` for none or a zero mean).
+
+    >>> centroid([[1.0, 0.0], [0.0, 1.0]])
+    [0.7071067811865475, 0.7071067811865475]
+    """
+    if not vectors:
+        return None
+    dim = len(vectors[0])
+    mean = [sum(v[i] for v in vectors) / len(vectors) for i in range(dim)]
+    norm = math.sqrt(sum(x * x for x in mean))
+    return None if norm == 0 else [x / norm for x in mean]
+
+
+def _llm_text(memory: WriteAPI, prompt: str) -> str | None:
+    if memory.llm is None:
+        return None
+    try:
+        answer = memory.llm.invoke(prompt)
+        text = str(getattr(answer, "content", answer)).strip()
+        return text or None
+    except Exception as exc:  # consolidation falls back to the extractive summary
+        log.warning("LLM consolidation failed, using the extractive summary: %s", exc)
+        return None
+
+
+def _reflect(
+    memory: WriteAPI, scope: Scope, summaries: Sequence[MemoryRecord]
+) -> list[MemoryRecord]:
+    body = "\n".join(f"- {s.text}" for s in summaries)
+    text = _llm_text(
+        memory,
+        "From these conversation summaries, state up to 3 durable insights about the user "
+        'as JSON {"insights": ["..."]}.\n' + body,
+    )
+    if text is None:
+        return []
+    try:
+        data = json.loads(re.sub(r"^```(?:json)?\s*|\s*```$", "", text))
+        insights = [str(i) for i in data.get("insights", []) if str(i).strip()][:3]
+    except (json.JSONDecodeError, AttributeError):
+        return []
+    ids = [s.id for s in summaries]
+    return [
+        memory.build_record(
+            insight,
+            scope,
+            kind=Kind.REFLECTION,
+            layer=Layer.SEMANTIC,
+            importance=0.7,
+            confidence=0.6,
+            source=Source.DERIVED,
+            source_ids=ids,
+            record_id=make_record_id(scope, Layer.SEMANTIC, f"reflection:{insight}"),
+        )
+        for insight in insights
+    ]
+
+
+def consolidate_scope(
+    memory: WriteAPI, scope: Scope, *, reflect: bool | None = None
+) -> RememberResult:
+    """Summarise the scope's unconsolidated episodic turns (all sessions); returns what was added."""
+    result = RememberResult()
+    flt = RecordFilter(
+        must=[
+            Condition("layer", "eq", Layer.EPISODIC.value),
+            Condition("kind", "eq", Kind.OBSERVATION.value),
+            Condition("consolidated_at", "empty"),
+        ]
+    )
+    by_session: dict[str, list[MemoryRecord]] = defaultdict(list)
+    for turn in memory.iter_records(scope, flt):
+        by_session[turn.session_id or ""].append(turn)
+    if not by_session:
+        return result
+    summaries: list[MemoryRecord] = []
+    for session_id, turns in sorted(by_session.items()):
+        turns.sort(key=lambda r: int(r.metadata.get("turn_index", 0)))
+        for window in split_windows(turns):
+            text = extractive_summary(window)
+            if memory.llm is not None:
+                distilled = _llm_text(
+                    memory,
+                    "Summarise these conversation turns in at most two sentences, keeping "
+                    "names, dates and numbers:\n"
+                    + "\n".join(f"{t.speaker}: {t.text}" for t in window),
+                )
+                text = distilled or text
+            first, last = window[0], window[-1]
+            key = f"summary:{session_id}:{first.metadata.get('turn_index')}-{last.metadata.get('turn_index')}"
+            entities = list({e.key: e for t in window for e in t.entities}.values())[:12]
+            summaries.append(
+                memory.build_record(
+                    text,
+                    scope,
+                    kind=Kind.SUMMARY,
+                    layer=Layer.SEMANTIC,
+                    event_time=first.event_time,
+                    entities=entities,
+                    importance=max(t.importance for t in window),
+                    confidence=0.8 if memory.llm is not None else 0.7,
+                    source=Source.DERIVED,
+                    source_ids=[i for t in window for i in [t.id, *t.provenance.source_ids]],
+                    metadata={
+                        "session_id": session_id,
+                        "turns": len(window),
+                        "first_turn": first.metadata.get("turn_index"),
+                        "last_turn": last.metadata.get("turn_index"),
+                    },
+                    record_id=make_record_id(scope, Layer.SEMANTIC, key),
+                )
+            )
+    reflections: list[MemoryRecord] = []
+    if reflect if reflect is not None else memory.llm is not None:
+        reflections = _reflect(memory, scope, summaries)
+    # an extractive summary is made of its turns' sentences: the normalised centroid of their
+    # vectors represents it without another pass through the embedding model
+    dense: dict[str, list[float]] = {}
+    if memory.llm is None:
+        vectors = memory.store.get_vectors(
+            [i for s in summaries for i in s.provenance.source_ids], scope
+        )
+        for summary in summaries:
+            dense_vec = centroid(
+                [vectors[i] for i in summary.provenance.source_ids if i in vectors]
+            )
+            if dense_vec is not None:
+                dense[summary.id] = dense_vec
+    with memory.scope_lock(scope):
+        written = memory._write_records(summaries + reflections, dense=dense)
+        ids = [t.id for turns in by_session.values() for t in turns]
+        for session_id, turns in by_session.items():
+            session_scope = Scope.of(scope.user_id, scope.agent_id, session_id or None)
+            memory.store.set_payload(
+                [t.id for t in turns], session_scope, {"consolidated_at": utcnow().isoformat()}
+            )
+    for rec in written:
+        result.added.append(
+            RecordChange(rec, f"consolidated from {len(rec.provenance.source_ids)} sources")
+        )
+    log.debug("consolidated %d turns into %d records", len(ids), len(written))
+    return result

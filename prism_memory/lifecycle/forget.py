@@ -1,0 +1,100 @@
+"""Forgetting by policy: archive (default) or delete records that are old or no longer useful.
+
+Design: criteria are ANDed — ``older_than`` (a datetime, an ISO string, or an age in days;
+compared with the record's time), ``below_utility`` (decayed :func:`retention` under the
+threshold), ``layer``. Archiving sets ``status=archived`` (hidden from default reads, kept for
+audit and ``include_history=True``); deleting removes the points and purges the engine's files
+so the text does not linger on disk.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ValidationError
+from ..records import Layer, Scope, Status, utcnow
+from ..stores import RecordFilter
+from ..stores.filters import Condition
+from .decay import retention
+
+if TYPE_CHECKING:
+    from .._write_api import WriteAPI
+
+__all__ = ["forget_records", "parse_older_than"]
+
+
+def parse_older_than(value: Any) -> datetime:
+    """A cut-off time from a datetime, an ISO string or an age in days (number)."""
+    from ..layers.messages import parse_time
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value < 0:
+            raise ValidationError(f"older_than={value!r}: an age in days must be >= 0")
+        return utcnow() - timedelta(days=float(value))
+    if isinstance(value, timedelta):
+        return utcnow() - value
+    cutoff = parse_time(value, "older_than")
+    if cutoff is None:
+        raise ValidationError("older_than is required here")
+    return cutoff
+
+
+def forget_records(
+    memory: WriteAPI,
+    scope: Scope,
+    *,
+    older_than: Any = None,
+    below_utility: float | None = None,
+    layer: Layer | str | None = None,
+    mode: str = "archive",
+    include_history: bool = True,
+) -> int:
+    """Archive or delete the scope's records that match every given criterion; returns how many."""
+    if mode not in ("archive", "delete"):
+        raise ValidationError(f"mode={mode!r}: use 'archive' (keeps the text, hidden) or 'delete'")
+    if older_than is None and below_utility is None and layer is None:
+        raise ValidationError(
+            "forget needs a criterion: older_than=, below_utility= or layer= "
+            "(use delete_all(...) to erase a whole scope)"
+        )
+    if below_utility is not None and (
+        isinstance(below_utility, bool)
+        or not isinstance(below_utility, (int, float))
+        or not 0 <= below_utility <= 1
+    ):
+        raise ValidationError(f"below_utility must be a number in [0, 1], got {below_utility!r}")
+    flt = RecordFilter()
+    if not include_history:
+        flt.must.append(Condition("status", "eq", Status.ACTIVE.value))
+    if mode == "archive":
+        flt.must_not.append(Condition("status", "eq", Status.ARCHIVED.value))
+    if layer is not None:
+        try:
+            layer_v = layer if isinstance(layer, Layer) else Layer(str(layer))
+        except ValueError:
+            raise ValidationError(
+                f"unknown layer {layer!r}; use one of {', '.join(x.value for x in Layer)}"
+            ) from None
+        flt.must.append(Condition("layer", "eq", layer_v.value))
+    if older_than is not None:
+        flt.must.append(Condition("ts", "range", {"lt": parse_older_than(older_than).timestamp()}))
+    now = utcnow()
+    half_life = memory.config.lifecycle.freshness_half_life_days
+    chosen = [
+        r.id
+        for r in memory.iter_records(scope, flt)
+        if below_utility is None or retention(r, now=now, half_life_days=half_life) < below_utility
+    ]
+    if not chosen:
+        return 0
+    for start in range(0, len(chosen), 256):
+        batch = chosen[start : start + 256]
+        if mode == "delete":
+            memory.store.delete(batch, scope)
+        else:
+            memory.store.set_payload(batch, scope, {"status": Status.ARCHIVED.value})
+    if mode == "delete":
+        memory.store.purge()
+    memory._notify_write(scope)
+    return len(chosen)
