@@ -1,0 +1,113 @@
+"""Conversion between LangChain messages and PRISM turns.
+
+Design:
+- LangChain -> PRISM: each message becomes ``{"role", "content"[, "id", "name"]}``, the
+  message shape ``Memory.remember`` accepts. Content blocks are reduced to their text;
+  messages without text (an AI message that only calls tools) are skipped, because a turn
+  with nothing to embed carries no memory.
+- PRISM -> LangChain: a turn record's ``metadata["role"]`` picks the message class; the
+  first source id, when there is one, becomes the message id so a message read back can be
+  matched with the one written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+)
+
+from prism_memory.records import MemoryRecord
+
+__all__ = ["last_human_text", "message_text", "record_to_message", "to_turns", "turn_tail"]
+
+_ROLE_OF_TYPE = {
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "AIMessageChunk": "assistant",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+    "function": "tool",
+}
+
+
+def message_text(message: Any) -> str:
+    """The plain text of a message (content blocks joined), stripped."""
+    content = getattr(message, "content", message)
+    if isinstance(content, str):
+        return content.strip()
+    parts: list[str] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+    return "\n".join(p for p in parts if p).strip()
+
+
+def _role(message: BaseMessage) -> str:
+    if isinstance(message, ChatMessage):
+        return _ROLE_OF_TYPE.get(message.role, message.role)
+    return _ROLE_OF_TYPE.get(message.type, "user")
+
+
+def to_turns(messages: Iterable[BaseMessage]) -> list[dict[str, str]]:
+    """LangChain messages as ``remember`` turns; messages without text are left out."""
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        text = message_text(message)
+        if not text:
+            continue
+        turn = {"role": _role(message), "content": text}
+        if message.id:
+            turn["id"] = str(message.id)
+        if getattr(message, "name", None):
+            turn["name"] = str(message.name)
+        turns.append(turn)
+    return turns
+
+
+def record_to_message(record: MemoryRecord) -> BaseMessage:
+    """A stored turn as the LangChain message it came from."""
+    role = str(record.metadata.get("role") or record.provenance.source.value)
+    msg_id = record.provenance.source_ids[0] if record.provenance.source_ids else record.id
+    meta = {"prism_id": record.id, "event_time": _iso(record)}
+    if role == "user":
+        return HumanMessage(content=record.text, id=msg_id, additional_kwargs=meta)
+    if role == "assistant":
+        return AIMessage(content=record.text, id=msg_id, additional_kwargs=meta)
+    if role == "system":
+        return SystemMessage(content=record.text, id=msg_id, additional_kwargs=meta)
+    return ChatMessage(role=role, content=record.text, id=msg_id, additional_kwargs=meta)
+
+
+def _iso(record: MemoryRecord) -> str:
+    return record.time.isoformat()
+
+
+def last_human_text(messages: Sequence[BaseMessage]) -> str:
+    """Text of the latest user message, or ``""`` when there is none."""
+    for message in reversed(messages):
+        if _role(message) == "user":
+            text = message_text(message)
+            if text:
+                return text
+    return ""
+
+
+def turn_tail(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The latest exchange: the last user message and the messages after it."""
+    for i in range(len(messages) - 1, -1, -1):
+        if _role(messages[i]) == "user":
+            return list(messages[i:])
+    return []

@@ -1,0 +1,87 @@
+"""Scope and argument handling shared by every adapter.
+
+Design:
+- One convention: the ``Memory`` comes first (positional, or ``memory=``), the scope as
+  ``user_id`` / ``agent_id`` / ``session_id`` keywords. :func:`check_memory` gives a clear
+  error when something else was passed.
+- A run's scope is resolved from trusted inputs only: the adapter's constructor and the
+  framework's run context (``runtime.context``, ``configurable``). Model output never reaches
+  these functions, so a model cannot change whose memory it reads or writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from prism_memory.errors import ConfigError, ScopeError
+from prism_memory.records import SCOPE_FIELDS, Scope
+
+__all__ = ["check_memory", "scope_from_context", "scope_kwargs"]
+
+
+def check_memory(memory: Any, adapter: str) -> Any:
+    """Return ``memory`` if it looks like a :class:`prism_memory.Memory`, else raise."""
+    if memory is None:
+        raise ConfigError(
+            f"{adapter} needs a Memory: pass it first, e.g. {adapter}(Memory(path='./.prism'), "
+            "user_id='alice'), or as memory=..."
+        )
+    if not all(hasattr(memory, name) for name in ("add", "search", "list", "delete")):
+        raise ConfigError(
+            f"{adapter} got {type(memory).__name__} where a prism_memory.Memory was expected; "
+            "create one with Memory(path=...) and pass it as the first argument"
+        )
+    return memory
+
+
+def scope_kwargs(
+    user_id: str | None, agent_id: str | None, session_id: str | None, *, adapter: str
+) -> dict[str, str]:
+    """Validate a scope given as keywords and return it as ``Memory`` keyword arguments."""
+    try:
+        scope = Scope.of(user_id, agent_id, session_id)
+    except ScopeError as exc:
+        raise ScopeError(f"{adapter}: {exc}") from None
+    return scope.as_dict()
+
+
+def _read(source: Any, name: str) -> Any:
+    if source is None:
+        return None
+    if isinstance(source, Mapping):
+        return source.get(name)
+    return getattr(source, name, None)
+
+
+def scope_from_context(
+    defaults: Mapping[str, str | None],
+    context: Any = None,
+    configurable: Mapping[str, Any] | None = None,
+    *,
+    adapter: str,
+) -> dict[str, str]:
+    """Merge a run's scope: constructor ``defaults``, then the run ``context``.
+
+    ``context`` is a LangGraph ``runtime.context`` (dataclass, pydantic model, TypedDict or
+    dict); a field it sets overrides the constructor's. ``session_id`` falls back to the
+    run's ``thread_id`` (from ``configurable``) so each conversation thread is a session.
+    """
+    merged: dict[str, str | None] = {name: defaults.get(name) for name in SCOPE_FIELDS}
+    for name in SCOPE_FIELDS:
+        value = _read(context, name)
+        if value is not None:
+            merged[name] = str(value)
+    if merged["session_id"] is None and configurable:
+        thread_id = configurable.get("thread_id")
+        if thread_id is not None:
+            merged["session_id"] = str(thread_id)
+    if merged["user_id"] is None and merged["agent_id"] is None:
+        raise ScopeError(
+            f"{adapter}: no user_id or agent_id for this run. Pass one to the constructor "
+            "(e.g. user_id='alice') or in the run context (context={'user_id': 'alice'} with "
+            "a context_schema that has a user_id field)"
+        )
+    return scope_kwargs(
+        merged["user_id"], merged["agent_id"], merged["session_id"], adapter=adapter
+    )

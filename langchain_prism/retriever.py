@@ -1,0 +1,157 @@
+"""``PrismRetriever``: PRISM recall (or plain hybrid search) as a LangChain retriever.
+
+Design:
+- ``mode="recall"`` (default) runs the full read path (intent, broad retrieve, selective
+  construct within ``budget_tokens``) and returns the records that made it into the context,
+  in context order, at most ``k``. ``mode="search"`` returns the top ``k`` hybrid-search hits.
+- Every ``Document`` carries the record's id, layer, kind, score, event time, the routes
+  that found it and its source, so a chain can cite or filter them.
+- ``k`` can be overridden per call (``retriever.invoke(q, k=2)``), as the LangChain standard
+  retriever tests expect. Async runs the same code in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field, model_validator
+
+from prism_memory.records import MemoryRecord
+
+from ._scope import check_memory, scope_kwargs
+
+__all__ = ["PrismRetriever", "record_document"]
+
+
+def record_document(
+    record: MemoryRecord, *, score: float | None = None, routes: list[str] | None = None
+) -> Document:
+    """A memory record as a ``Document`` (text as content, provenance in metadata)."""
+    return Document(
+        id=record.id,
+        page_content=record.text,
+        metadata={
+            "id": record.id,
+            "layer": record.layer.value,
+            "kind": record.kind.value,
+            "score": score,
+            "event_time": record.time.isoformat(),
+            "routes": list(routes or []),
+            "source": record.provenance.source.value,
+            "session_id": record.session_id,
+            "speaker": record.speaker,
+        },
+    )
+
+
+class PrismRetriever(BaseRetriever):
+    """Retrieve a user's memories as ``Document``s.
+
+    Setup:
+        .. code-block:: python
+
+            from prism_memory import Memory
+            from langchain_prism import PrismRetriever
+
+            memory = Memory(path="./.prism")
+            memory.add("Alice prefers aisle seats", user_id="alice", kind="preference")
+            retriever = PrismRetriever(memory, user_id="alice", k=4, budget_tokens=800)
+
+    Use:
+        .. code-block:: python
+
+            docs = retriever.invoke("Which seat should I book?")
+            docs[0].page_content, docs[0].metadata["kind"]
+            # ('Alice prefers aisle seats', 'preference')
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: Any = Field(description="The prism_memory.Memory to read from.")
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = Field(
+        default=None,
+        description="Adds this session's recent buffer to recall (long-term layers are "
+        "searched across all sessions of the user/agent).",
+    )
+    k: int = Field(default=4, ge=1, le=1000, description="Most documents returned.")
+    budget_tokens: int = Field(
+        default=1000, ge=16, description="Token budget of the recalled context (recall mode)."
+    )
+    mode: Literal["recall", "search"] = Field(
+        default="recall",
+        description="'recall': budgeted, intent-aware context; 'search': top-k hybrid search.",
+    )
+    filters: dict[str, Any] | None = Field(
+        default=None, description="Memory.search filters (search mode), e.g. {'kind': 'fact'}."
+    )
+    intent: Any = Field(default=None, description="A prism_memory Intent for recall mode.")
+
+    def __init__(self, memory: Any = None, /, **data: Any) -> None:
+        if memory is not None and "memory" in data:
+            raise TypeError("pass the Memory once: positionally or as memory=, not both")
+        if memory is not None:
+            data["memory"] = memory
+        super().__init__(**data)
+
+    @model_validator(mode="after")
+    def _check(self) -> PrismRetriever:
+        check_memory(self.memory, "PrismRetriever")
+        scope_kwargs(self.user_id, self.agent_id, self.session_id, adapter="PrismRetriever")
+        return self
+
+    @property
+    def scope(self) -> dict[str, str]:
+        """The scope every read of this retriever is confined to."""
+        return scope_kwargs(self.user_id, self.agent_id, self.session_id, adapter="PrismRetriever")
+
+    def _documents(self, query: str, k: int | None) -> list[Document]:
+        limit = self.k if k is None else int(k)
+        if not query.strip():
+            return []  # nothing to look for; an empty query is not an error in a chain
+        if self.mode == "search":
+            hits = self.memory.search(query, limit=limit, filters=self.filters, **self.scope)
+            return [record_document(h.record, score=h.score, routes=h.routes) for h in hits]
+        ctx = self.memory.recall(
+            query, intent=self.intent, budget_tokens=self.budget_tokens, **self.scope
+        )
+        shown = {item.record.id: item for item in getattr(ctx, "items", [])}
+        docs: list[Document] = []
+        for record in ctx.records[:limit]:
+            item = shown.get(record.id)
+            docs.append(
+                record_document(
+                    record,
+                    score=item.score if item is not None else None,
+                    routes=item.routes if item is not None else None,
+                )
+            )
+        return docs
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return self._documents(query, k)
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return await asyncio.to_thread(self._documents, query, k)
