@@ -1,1 +1,29 @@
-"""LlamaIndex adapters for PRISM memory."""
+"""LlamaIndex adapters for PRISM memory.
+
+Every adapter takes the ``prism_memory.Memory`` first (also as ``memory=``) and the scope as
+``user_id=`` / ``agent_id=`` / ``session_id=``; everything else has a default.
+
+- :class:`PrismMemory` - ``BaseMemory`` for chat engines and agents.
+- :class:`PrismMemoryBlock` - long-term block for ``llama_index.core.memory.Memory``.
+- :class:`PrismRetriever` - PRISM recall as a ``BaseRetriever``.
+- :class:`PrismNodePostprocessor` - selective construction on nodes from any retriever.
+- :class:`PrismEmbedding` - PRISM's offline embedder as a LlamaIndex embed model.
+"""
+
+from __future__ import annotations
+
+from ._construct import ConstructResult
+from .embedding import PrismEmbedding
+from .memory import PrismMemory
+from .memory_block import PrismMemoryBlock
+from .postprocessor import PrismNodePostprocessor
+from .retriever import PrismRetriever
+
+__all__ = [
+    "ConstructResult",
+    "PrismEmbedding",
+    "PrismMemory",
+    "PrismMemoryBlock",
+    "PrismNodePostprocessor",
+    "PrismRetriever",
+]

@@ -1,0 +1,203 @@
+"""Conversions between LlamaIndex objects and PRISM records, shared by every adapter.
+
+Design:
+- Adapters are thin: this module holds the only code that knows both shapes (``ChatMessage``
+  <-> the message dicts ``Memory.remember`` takes, ``MemoryRecord`` -> ``ChatMessage`` /
+  ``NodeWithScore``), so each adapter is conversion + one delegation to ``Memory``.
+- The scope is validated once, up front, into a :class:`~prism_memory.Scope`; adapters never
+  build store filters themselves (tenant isolation is the engine's job).
+- Nothing here keeps state: every function is pure over its arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from prism_memory import ConfigError, Memory, MemoryRecord, Scope
+from prism_memory.retrieval.render import render
+
+__all__ = [
+    "NODE_LLM_METADATA_KEYS",
+    "check_memory",
+    "context_records",
+    "context_text",
+    "long_term_scope",
+    "long_term_text",
+    "message_text",
+    "messages_to_turns",
+    "record_and_score",
+    "record_to_message",
+    "record_to_node",
+]
+
+# Roles PRISM stores (``metadata["role"]`` of a turn) for each LlamaIndex role.
+_ROLE_TO_PRISM = {
+    MessageRole.USER: "user",
+    MessageRole.ASSISTANT: "assistant",
+    MessageRole.CHATBOT: "assistant",
+    MessageRole.MODEL: "assistant",
+    MessageRole.SYSTEM: "system",
+    MessageRole.DEVELOPER: "system",
+    MessageRole.TOOL: "tool",
+    MessageRole.FUNCTION: "tool",
+}
+_PRISM_TO_ROLE = {
+    "user": MessageRole.USER,
+    "assistant": MessageRole.ASSISTANT,
+    "system": MessageRole.SYSTEM,
+    "tool": MessageRole.TOOL,
+}
+
+# Metadata a node shows the LLM; ids, scores and bookkeeping stay out of the prompt.
+NODE_LLM_METADATA_KEYS = ("event_time", "speaker")
+
+
+def check_memory(memory: Any, owner: str) -> Memory:
+    """``memory`` if it is a PRISM :class:`~prism_memory.Memory`, else a :class:`ConfigError`."""
+    if isinstance(memory, Memory):
+        return memory
+    got = "nothing" if memory is None else type(memory).__name__
+    raise ConfigError(
+        f"{owner} needs a prism_memory.Memory as its first argument, got {got}; create one with "
+        f"Memory(path='./.prism') and pass it: {owner}(memory, user_id='alice')"
+    )
+
+
+def long_term_scope(
+    user_id: str | None, agent_id: str | None, session_id: str | None
+) -> dict[str, str]:
+    """Where long-term memories of this scope live: without the session when a user or agent
+    remains (facts are shared by that user's sessions); a session-only scope stays as it is."""
+    return Scope.of(user_id, agent_id, session_id).widen(session=True).as_dict()
+
+
+def message_text(message: ChatMessage) -> str:
+    """The text of a chat message (its text blocks joined; images, tool calls left out)."""
+    parts = [b.text for b in message.blocks if isinstance(b, TextBlock) and b.text]
+    return "\n".join(parts)
+
+
+def messages_to_turns(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
+    """Message dicts for ``Memory.remember``; messages without text (pure tool calls) are skipped."""
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        text = message_text(message)
+        if not text.strip():
+            continue
+        turn: dict[str, Any] = {
+            "role": _ROLE_TO_PRISM.get(message.role, "user"),
+            "content": text,
+        }
+        name = message.additional_kwargs.get("name")
+        if isinstance(name, str) and name.strip():
+            turn["name"] = name
+        message_id = message.additional_kwargs.get("id")
+        if isinstance(message_id, str) and message_id.strip():
+            turn["id"] = message_id
+        turns.append(turn)
+    return turns
+
+
+def record_to_message(record: MemoryRecord) -> ChatMessage:
+    """A buffered / historical turn as a chat message (role from ``metadata["role"]``)."""
+    role = _PRISM_TO_ROLE.get(str(record.metadata.get("role", "user")), MessageRole.USER)
+    return ChatMessage(role=role, content=record.text, additional_kwargs={"id": record.id})
+
+
+def record_and_score(item: Any, rank: int) -> tuple[MemoryRecord, float, str]:
+    """``(record, score, text)`` of a recall item (``ContextItem``, ``ScoredRecord`` or record).
+
+    A ``ContextItem`` brings the text PRISM chose to show (a long turn may be cut to the
+    sentences the query needs, which is what the token budget paid for). A bare record has no
+    score of its own; its rank stands in (``1 / (rank + 1)``), keeping the engine's order.
+    """
+    record = getattr(item, "record", item)
+    if not isinstance(record, MemoryRecord):
+        raise TypeError(f"expected a MemoryRecord or a recall item, got {type(item).__name__}")
+    shown = getattr(item, "shown", None)
+    text = shown if isinstance(shown, str) and shown.strip() else record.text
+    score = getattr(item, "score", None)
+    if isinstance(score, (int, float)) and not isinstance(score, bool):
+        return record, float(score), text
+    return record, 1.0 / (rank + 1), text
+
+
+def record_to_node(record: MemoryRecord, score: float, text: str | None = None) -> NodeWithScore:
+    """A record as a ``NodeWithScore(TextNode)``: id, text and the record's metadata.
+
+    ``text`` replaces the record's text when PRISM showed only part of it (``compressed``).
+
+    Only ``event_time`` and ``speaker`` are shown to the LLM and the embedder; the rest
+    (scope, layer, kind, scores, provenance) is there for filters and postprocessors.
+    """
+    metadata: dict[str, Any] = {
+        "record_id": record.id,
+        "layer": record.layer.value,
+        "kind": record.kind.value,
+        "user_id": record.user_id,
+        "agent_id": record.agent_id,
+        "session_id": record.session_id,
+        "task_id": record.task_id,
+        "subgoal_id": record.subgoal_id,
+        "speaker": record.speaker,
+        "event_time": record.event_time.isoformat() if record.event_time else None,
+        "created_at": record.created_at.isoformat(),
+        "entities": [e.name for e in record.entities],
+        "importance": record.importance,
+        "utility": record.utility,
+        "confidence": record.confidence,
+        "source": record.provenance.source.value,
+        "trust": record.provenance.trust.value,
+        "compressed": text is not None and text != record.text,
+        **{f"meta_{k}": v for k, v in record.metadata.items() if _is_flat(v)},
+    }
+    metadata = {k: v for k, v in metadata.items() if v is not None and v != []}
+    hidden = [k for k in metadata if k not in NODE_LLM_METADATA_KEYS]
+    node = TextNode(
+        id_=record.id,
+        text=record.text if text is None else text,
+        metadata=metadata,
+        excluded_llm_metadata_keys=hidden,
+        excluded_embed_metadata_keys=hidden,
+    )
+    return NodeWithScore(node=node, score=score)
+
+
+def _is_flat(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool)) or value is None
+
+
+def context_text(context: Any) -> str:
+    """The rendered text of a ``MemoryContext`` (``.text``), tolerant of plain strings."""
+    if isinstance(context, str):
+        return context
+    text = getattr(context, "text", None)
+    return text if isinstance(text, str) else str(context)
+
+
+def context_records(context: Any) -> Sequence[Any]:
+    """The items of a ``MemoryContext`` (``ContextItem``s, else its records), in context order."""
+    items = getattr(context, "items", None)
+    if items:
+        return list(items)
+    records = getattr(context, "records", None)
+    return list(records) if records is not None else []
+
+
+def long_term_text(context: Any) -> str:
+    """The context without its "recent turns" section, re-rendered.
+
+    A chat memory returns the session's recent turns as chat messages already; showing them
+    again inside the memory block would pay for them twice. An LLM-compressed context cannot
+    be split and is returned as it is.
+    """
+    items = getattr(context, "items", None)
+    trace = getattr(context, "trace", None)
+    compression = str(getattr(trace, "compression", ""))
+    if not items or compression.startswith("llm") or all(i.section != "buffer" for i in items):
+        return context_text(context)
+    return render([i for i in items if i.section != "buffer"])

@@ -1,0 +1,139 @@
+"""``PrismMemoryBlock``: PRISM as a long-term block of ``llama_index.core.memory.Memory``.
+
+Design:
+- ``llama_index.core.memory.Memory`` keeps the short-term chat queue itself and pushes the
+  messages it ejects to its blocks (``_aput``), then asks every block for content on each
+  ``get`` (``_aget``, with the Memory's ``session_id``). This block remembers the ejected
+  messages in PRISM (``remember`` + ``flush_buffer``: they already left the chat window, so
+  they go straight to long-term memory) and answers ``_aget`` with ``Memory.recall``.
+- No per-call state: the scope of every call is computed from the block's configured
+  ``user_id`` / ``agent_id`` and the ``session_id`` of *that* call, and nothing is written
+  back to the block. One block instance can serve many sessions at once; LlamaIndex's own
+  ``VectorMemoryBlock`` appends the first session's filter to shared ``query_kwargs`` and
+  then serves that session's memories to every later one.
+- Without a user/agent id, a session only ever reads its own memories. With one, long-term
+  memories are shared by that user's sessions (that is what long-term memory is for).
+- ``atruncate`` drops whole items from the end of the rendered context until it fits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.memory.memory import BaseMemoryBlock
+
+from prism_memory import Scope
+from prism_memory.tokens import count_tokens
+
+from ._construct import shrink_context
+from ._convert import check_memory, context_text, message_text, messages_to_turns
+
+__all__ = ["PrismMemoryBlock"]
+
+
+class PrismMemoryBlock(BaseMemoryBlock[str]):
+    """A ``llama_index.core.memory.Memory`` block with PRISM long-term recall.
+
+    Setup:
+        .. code-block:: python
+
+            from llama_index.core.memory import Memory as LlamaMemory
+            from prism_memory import Memory
+            from llamaindex_prism import PrismMemoryBlock
+
+            block = PrismMemoryBlock(Memory(path="./.prism"), user_id="alice")
+            chat_memory = LlamaMemory.from_defaults(
+                session_id="monday", memory_blocks=[block], token_limit=4000
+            )
+
+    Use:
+        .. code-block:: python
+
+            from llama_index.core.agent.workflow import FunctionAgent
+
+            agent = FunctionAgent(tools=[...], llm=llm)
+            await agent.run("I'm allergic to peanuts", memory=chat_memory)
+            # ejected turns are remembered; later sessions get them back in <prism_memory>
+    """
+
+    memory: Any = Field(exclude=True, description="The prism_memory.Memory to remember into.")
+    name: str = Field(default="prism_memory", description="Name of the block in the prompt.")
+    description: str | None = Field(
+        default="Long-term memories PRISM recalled for the latest messages."
+    )
+    priority: int = Field(
+        default=1, description="Truncation priority (0 = never truncate, 1 = truncated last)."
+    )
+    user_id: str | None = Field(default=None, description="Whose memory this is.")
+    agent_id: str | None = Field(default=None, description="Which agent's memory this is.")
+    session_id: str | None = Field(
+        default=None,
+        description="Session used only when a call passes none (Memory always passes its own).",
+    )
+    budget_tokens: int = Field(default=600, ge=1, description="Token budget of the recall.")
+    intent: Any = Field(
+        default=None,
+        description="A prism_memory Intent (or a registered intent name) steering recall.",
+    )
+    query_messages: int = Field(
+        default=1, ge=1, description="How many of the latest messages form the recall query."
+    )
+    flush_to_long_term: bool = Field(
+        default=True,
+        description="Move ejected messages straight to long-term memory (flush_buffer).",
+    )
+
+    def __init__(self, memory: Any = None, **data: Any) -> None:
+        data["memory"] = check_memory(memory, "PrismMemoryBlock")
+        if any(data.get(k) is not None for k in ("user_id", "agent_id", "session_id")):
+            # ScopeError (with its how-to-fix message) before pydantic would wrap it
+            Scope.of(data.get("user_id"), data.get("agent_id"), data.get("session_id"))
+        super().__init__(**data)
+
+    def _scope(self, session_id: str | None) -> dict[str, str]:
+        """The scope of one call; raises ScopeError when neither the block nor the call has one."""
+        return Scope.of(self.user_id, self.agent_id, session_id or self.session_id).as_dict()
+
+    def _query(self, messages: list[ChatMessage] | None) -> str:
+        texts = [message_text(m) for m in (messages or [])[-self.query_messages :]]
+        return "\n".join(t for t in texts if t.strip())
+
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        """Recall for the latest messages in the calling session's scope; ``""`` when nothing."""
+        query = self._query(messages)
+        if not query:
+            return ""
+        scope = self._scope(block_kwargs.get("session_id"))
+        context = await asyncio.to_thread(
+            self.memory.recall,
+            query,
+            **scope,
+            budget_tokens=self.budget_tokens,
+            intent=self.intent,
+        )
+        return context_text(context).strip()
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        """Remember messages ejected from the short-term queue, per session they came from."""
+        by_session: dict[str | None, list[ChatMessage]] = {}
+        for message in messages:
+            sid = message.additional_kwargs.get("session_id")
+            by_session.setdefault(sid if isinstance(sid, str) else None, []).append(message)
+        for session_id, group in by_session.items():
+            turns = messages_to_turns(group)
+            if turns:
+                await asyncio.to_thread(self._remember, turns, self._scope(session_id))
+
+    def _remember(self, turns: list[dict[str, Any]], scope: dict[str, str]) -> None:
+        self.memory.remember(turns, **scope)
+        if self.flush_to_long_term:
+            self.memory.flush_buffer(**scope)
+
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
+        """The context without its last items, ``tokens_to_truncate`` tokens shorter (or ``None``)."""
+        if not content or tokens_to_truncate <= 0:
+            return content or None
+        return shrink_context(content, count_tokens(content) - tokens_to_truncate) or None
