@@ -1,1 +1,85 @@
-"""safety."""
+"""Safety screens applied to every record before it is embedded and stored.
+
+Design:
+- ``pii``: regex + checksum redaction of structured identifiers (Presidio optional).
+- ``poisoning``: scores how much a text reads as an instruction to the assistant and decides
+  quarantine by source (a user's own words are held to a lenient threshold, tool/web content to
+  a strict one).
+- This module adapts both to records: :func:`redact_record` and :func:`screen_record` are what
+  ``Memory`` calls from its write path (``MemoryCore._screen``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import SafetyConfig
+from ..records import MemoryRecord, Trust, make_record_id
+from .pii import PII_KINDS, PiiMatch, find_pii, luhn_valid, redact, redact_with_presidio
+from .poisoning import (
+    EXTERNAL_SOURCES,
+    InjectionAssessment,
+    ScreenVerdict,
+    deobfuscate,
+    injection_score,
+    screen,
+    threshold_for,
+)
+
+__all__ = [
+    "EXTERNAL_SOURCES",
+    "PII_KINDS",
+    "InjectionAssessment",
+    "PiiMatch",
+    "ScreenVerdict",
+    "deobfuscate",
+    "find_pii",
+    "injection_score",
+    "luhn_valid",
+    "redact",
+    "redact_record",
+    "redact_with_presidio",
+    "screen",
+    "screen_record",
+    "threshold_for",
+]
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_redact_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_value(v) for k, v in value.items()}
+    return value
+
+
+def redact_record(record: MemoryRecord) -> bool:
+    """Redact ``text`` and string ``fields`` in place; returns whether anything changed.
+
+    A content-derived id is re-derived from the redacted text, so no id is a hash of an
+    identifier (entity-keyed ids are left alone).
+    """
+    new_text = redact(record.text)
+    new_fields = _redact_value(record.fields)
+    changed = new_text != record.text or new_fields != record.fields
+    if not changed:
+        return False
+    if record.id == make_record_id(record.scope, record.layer, record.text):
+        record.id = make_record_id(record.scope, record.layer, new_text)
+    record.text = new_text
+    record.fields = new_fields
+    return True
+
+
+def screen_record(record: MemoryRecord, config: SafetyConfig) -> ScreenVerdict | None:
+    """The quarantine verdict for a record (``None`` when it is already quarantined)."""
+    if record.provenance.trust == Trust.QUARANTINED:
+        return None
+    return screen(
+        record.text,
+        record.provenance.source.value,
+        user=config.quarantine_threshold_user,
+        external=config.quarantine_threshold_external,
+    )

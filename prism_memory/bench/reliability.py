@@ -1,0 +1,566 @@
+"""``prism bench reliability``: crash safety, concurrency, isolation and safety-screen figures.
+
+Design:
+- Every figure comes from running the real engine: a child process writing batches through
+  ``Memory.add_many`` is SIGKILLed at random moments and the store is checked after each kill
+  (:func:`crash_trials`); threads hammer one store (:func:`concurrency_trial`); random
+  operations across adversarial tenant ids count cross-tenant results (:func:`isolation_trial`);
+  the poisoning and PII screens are scored on the fixture corpora (:func:`quarantine_rates`,
+  :func:`pii_recall`).
+- The tests in ``tests/reliability`` call the same functions with small sizes, so the logic
+  that produces the committed numbers is the logic that is tested.
+- Results: ``<out>/reliability.json`` and ``<out>/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ADVERSARIAL_IDS",
+    "CrashReport",
+    "add_arguments",
+    "batch_items",
+    "concurrency_trial",
+    "crash_child",
+    "crash_trials",
+    "isolation_trial",
+    "pii_recall",
+    "quarantine_rates",
+    "run",
+]
+
+CRASH_DIM = 32
+CRASH_CYCLE = 150  # batch indices wrap, so retried and re-added batches are upserts
+CRASH_USERS = 4
+
+# tenant ids that break naive isolation: wildcards, prefixes, separators, look-alikes, length
+ADVERSARIAL_IDS: tuple[str, ...] = (
+    "_", "%", "*", "?", ".*", "\\", "/", "..", "' OR 1=1 --", "{}", "[]", "null", "None",
+    "0", "00", "true", "foo", "foobar", "foo_bar", "foo-bar", "foo.bar", "FOO", "foo ",
+    " foo", "john_doe", "john-doe", "john.doe", "johndoe", "John_Doe", "alice", "аlice",
+    "ａｌｉｃｅ", "alicé", "alice\u0301", "alice\u200b", "ALICE", "a", "aa", "a" * 511,
+    "a" * 512, "b" * 300, "user:1", "user:10", "user:1/0", "ns:foo", "🙂", "🙂🙂", "用户",
+    "user\ttab", "user\nnewline", "x" * 64 + "_", "tenant|pipe", "tenant=eq", "agent_id=x",
+)  # fmt: skip
+
+
+def _memory(path: str | Path, *, optimize_after: int = 2000) -> Any:
+    from prism_memory import FakeEmbedder, Memory, PrismConfig, StoreConfig
+
+    cfg = PrismConfig(store=StoreConfig(optimize_after=optimize_after))
+    return Memory(path=path, embedder=FakeEmbedder(dim=CRASH_DIM), config=cfg)
+
+
+# -- crash safety -------------------------------------------------------------------------------
+def batch_items(batch: int, size: int) -> list[str]:
+    """The deterministic texts of batch ``batch`` (indices wrap every ``CRASH_CYCLE``)."""
+    b = batch % CRASH_CYCLE
+    return [
+        f"crash fact {b}-{i}: the {i}th note of batch {b} about topic {b * 7 + i}"
+        for i in range(size)
+    ]
+
+
+def batch_user(batch: int) -> str:
+    return f"crash-user-{batch % CRASH_CYCLE % CRASH_USERS}"
+
+
+def _record_id(user: str, text: str) -> str:
+    from prism_memory.records import Layer, Scope, make_record_id
+
+    return make_record_id(Scope(user_id=user), Layer.SEMANTIC, text)
+
+
+def crash_child(path: str, start: int, size: int) -> None:
+    """Write batches forever, printing one JSON line after each acknowledged operation.
+
+    Operations per batch ``k``: ``add_many`` of batch ``k``; every 5th batch also deletes the
+    first item of batch ``k - 2``; every 11th a ``delete_all`` of a scratch tenant, whose purge
+    rebuilds the shard (so kills also land inside a purge).
+    """
+    m = _memory(path, optimize_after=300)
+    out = sys.stdout
+    k = start
+    while True:
+        user = batch_user(k)
+        records = m.add_many(batch_items(k, size), user_id=user)
+        out.write(json.dumps({"op": "add", "batch": k, "ids": [r.id for r in records]}) + "\n")
+        out.flush()
+        if k % 5 == 4:
+            victim_user = batch_user(k - 2)
+            victim = _record_id(victim_user, batch_items(k - 2, size)[0])
+            m.delete(victim, user_id=victim_user)
+            out.write(json.dumps({"op": "del", "batch": k, "id": victim}) + "\n")
+            out.flush()
+        if k % 11 == 10:
+            m.add("scratch", user_id="crash-scratch")
+            m.delete_all(user_id="crash-scratch")
+            out.write(json.dumps({"op": "purge", "batch": k}) + "\n")
+            out.flush()
+        k += 1
+
+
+@dataclass
+class CrashReport:
+    """What the kill/reopen cycles found."""
+
+    kills: int = 0
+    reopen_failures: int = 0
+    acknowledged_writes: int = 0
+    acknowledged_deletes: int = 0
+    records_lost: int = 0
+    deletes_lost: int = 0
+    records_changed: int = 0
+    half_written: int = 0
+    duplicates: int = 0
+    final_records: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (
+            self.reopen_failures
+            or self.records_lost
+            or self.deletes_lost
+            or self.records_changed
+            or self.half_written
+            or self.duplicates
+        )
+
+
+def _verify(
+    path: Path,
+    expected: dict[str, tuple[str, str] | None],
+    uncertain: set[str],
+    report: CrashReport,
+) -> int:
+    """Check the store against the acknowledged state; returns the number of records."""
+    from prism_memory.records import Scope
+
+    try:
+        m = _memory(path)
+    except Exception as exc:  # the store must open as is, without a repair step
+        report.reopen_failures += 1
+        report.errors.append(f"reopen: {type(exc).__name__}: {exc}")
+        return 0
+    try:
+        stored: dict[str, Any] = {}
+        cursor: str | None = None
+        while True:
+            page, cursor = m.store.scroll_all(limit=512, cursor=cursor)
+            stored.update({r.id: r for r in page})
+            if cursor is None:
+                break
+        by_user: dict[str, list[str]] = {}
+        for rid, rec in stored.items():
+            by_user.setdefault(rec.user_id or "", []).append(rid)
+        for user, ids in by_user.items():
+            vectors = m.store.get_vectors(ids, Scope(user_id=user))
+            report.half_written += sum(
+                1 for i in ids if i not in vectors or len(vectors[i]) != CRASH_DIM
+            )
+            texts = Counter(stored[i].text for i in ids)
+            report.duplicates += sum(n - 1 for n in texts.values() if n > 1)
+        for rid, want in expected.items():
+            if rid in uncertain:
+                continue
+            got = stored.get(rid)
+            if want is None:
+                if got is not None:
+                    report.deletes_lost += 1
+            elif got is None:
+                report.records_lost += 1
+            elif (got.user_id, got.text) != want:
+                report.records_changed += 1
+        return len(stored)
+    finally:
+        m.close()
+
+
+def crash_trials(
+    kills: int,
+    *,
+    path: str | Path | None = None,
+    batch_size: int = 20,
+    min_delay: float = 0.3,
+    max_delay: float = 2.5,
+    seed: int = 0,
+    progress: bool = False,
+) -> CrashReport:
+    """SIGKILL a writing child ``kills`` times; after each kill verify every acknowledged op."""
+    rnd = random.Random(seed)
+    report = CrashReport()
+    tmp = None
+    if path is None:
+        tmp = tempfile.TemporaryDirectory(prefix="prism-crash-")
+        path = tmp.name
+    store = Path(path) / "store"
+    expected: dict[str, tuple[str, str] | None] = {}
+    next_batch = 0
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+    code = (
+        "import sys; from prism_memory.bench.reliability import crash_child; "
+        "crash_child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))"
+    )
+    try:
+        for n in range(kills):
+            with tempfile.TemporaryFile() as err:
+                child = subprocess.Popen(
+                    [sys.executable, "-c", code, str(store), str(next_batch), str(batch_size)],
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    env=env,
+                )
+                time.sleep(rnd.uniform(min_delay, max_delay))
+                child.send_signal(signal.SIGKILL)
+                out, _ = child.communicate()
+                if child.returncode != -signal.SIGKILL:
+                    err.seek(0)
+                    report.errors.append(
+                        f"child exited {child.returncode}: {err.read().decode()[-500:]}"
+                    )
+            report.kills += 1
+            last_batch = next_batch - 1
+            last_op = "add"
+            for line in out.decode().splitlines():
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue  # a line cut by the kill was never acknowledged
+                if event["op"] == "add":
+                    k = event["batch"]
+                    user = batch_user(k)
+                    for rid, text in zip(event["ids"], batch_items(k, batch_size)):
+                        expected[rid] = (user, text)
+                    report.acknowledged_writes += len(event["ids"])
+                    last_batch = k
+                elif event["op"] == "del":
+                    expected[event["id"]] = None
+                    report.acknowledged_deletes += 1
+                last_op = event["op"]
+            # the operation in flight at the kill may or may not have landed
+            k = last_batch + 1
+            uncertain = {_record_id(batch_user(k), t) for t in batch_items(k, batch_size)}
+            uncertain.add(
+                _record_id(batch_user(last_batch - 2), batch_items(last_batch - 2, batch_size)[0])
+            )
+            report.final_records = _verify(store, expected, uncertain, report)
+            # the next child retries the operation in flight (deterministic ids: upserts); a
+            # batch whose delete/purge step was not acknowledged is redone from its add
+            pending = (last_op == "add" and (last_batch % 5 == 4 or last_batch % 11 == 10)) or (
+                last_op == "del" and last_batch % 11 == 10
+            )
+            next_batch = last_batch if pending and last_batch >= 0 else last_batch + 1
+            if progress and (n + 1) % 10 == 0:
+                print(
+                    f"  {n + 1}/{kills} kills, {report.acknowledged_writes} acknowledged writes",
+                    flush=True,
+                )
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    return report
+
+
+# -- concurrency -------------------------------------------------------------------------------
+def concurrency_trial(
+    path: str | Path, *, threads: int = 16, per_thread: int = 500
+) -> dict[str, int]:
+    """``threads`` x ``per_thread`` adds in one scope, then one fact added by every thread at once."""
+    m = _memory(path)
+    errors: list[str] = []
+    barrier = threading.Barrier(threads)
+
+    def writer(t: int) -> None:
+        barrier.wait()
+        for i in range(per_thread):
+            try:
+                m.add(f"thread {t} wrote note number {i}", user_id="conc")
+            except Exception as exc:  # counted, reported
+                errors.append(f"{type(exc).__name__}: {exc}")
+
+    def same_fact() -> None:
+        barrier.wait()
+        try:
+            m.add("The office wifi password changes every Monday", user_id="same")
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    try:
+        for target, args in ((writer, True), (same_fact, False)):
+            pool = [
+                threading.Thread(target=target, args=(t,) if args else ()) for t in range(threads)
+            ]
+            for th in pool:
+                th.start()
+            for th in pool:
+                th.join()
+        return {
+            "threads": threads,
+            "adds": threads * per_thread,
+            "records": m.count(user_id="conc"),
+            "same_fact_adds": threads,
+            "same_fact_records": m.count(user_id="same"),
+            "errors": len(errors),
+        }
+    finally:
+        m.close()
+
+
+# -- tenant isolation --------------------------------------------------------------------------
+def isolation_trial(path: str | Path, *, ops: int = 2000, seed: int = 0) -> dict[str, int]:
+    """Random adds/searches/gets/lists/deletes across ``ADVERSARIAL_IDS``; count foreign results."""
+    from prism_memory.errors import NotFoundError
+
+    rnd = random.Random(seed)
+    m = _memory(path)
+    owner: dict[str, str] = {}
+    foreign = 0
+    reads = 0
+    words = ["coffee", "trip", "budget", "doctor", "piano", "garden", "exam", "salary"]
+    try:
+        for i in range(ops):
+            user = rnd.choice(ADVERSARIAL_IDS)
+            op = rnd.random()
+            if op < 0.4:
+                rec = m.add(f"{rnd.choice(words)} note {i} of {user!r}", user_id=user)
+                owner[rec.id] = user
+            elif op < 0.6:
+                reads += 1
+                hits = m.search(rnd.choice(words), user_id=user, limit=20)
+                foreign += sum(1 for h in hits if h.record.user_id != user)
+            elif op < 0.75:
+                reads += 1
+                page = m.list(user_id=user, limit=500)
+                foreign += sum(1 for r in page if r.user_id != user)
+            elif op < 0.9 and owner:
+                reads += 1
+                rid = rnd.choice(list(owner))
+                try:
+                    got = m.get(rid, user_id=user)
+                    foreign += int(got.user_id != user)
+                except NotFoundError:
+                    foreign += int(owner[rid] == user)  # own record missing counts as a failure
+            elif owner:
+                rid = rnd.choice(list(owner))
+                if m.delete(rid, user_id=user) and owner[rid] != user:
+                    foreign += 1
+                if owner[rid] == user:
+                    owner.pop(rid)
+        return {
+            "tenants": len(ADVERSARIAL_IDS),
+            "operations": ops,
+            "reads": reads,
+            "cross_tenant_results": foreign,
+        }
+    finally:
+        m.close()
+
+
+# -- safety screens ----------------------------------------------------------------------------
+def _jsonl(path: str | Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def quarantine_rates(
+    path: str | Path, *, user: float = 0.8, external: float = 0.5
+) -> dict[str, Any]:
+    """Share of attacks and of benign memories quarantined, overall and per source/encoding."""
+    from prism_memory.safety import screen
+
+    rows = _jsonl(path)
+    by: dict[str, Counter[str]] = {"attack": Counter(), "benign": Counter()}
+    totals: dict[str, Counter[str]] = {"attack": Counter(), "benign": Counter()}
+    for row in rows:
+        verdict = screen(row["text"], row["source"], user=user, external=external)
+        label = row["label"]
+        for key in ("all", f"source={row['source']}", f"encoding={row['encoding']}"):
+            totals[label][key] += 1
+            by[label][key] += int(verdict.quarantined)
+    out: dict[str, Any] = {"file": str(path)}
+    for label in ("attack", "benign"):
+        out[label] = {
+            k: {
+                "n": totals[label][k],
+                "quarantined": by[label][k],
+                "rate": round(by[label][k] / totals[label][k], 4),
+            }
+            for k in sorted(totals[label])
+        }
+    return out
+
+
+def pii_recall(path: str | Path) -> dict[str, Any]:
+    """Share of fixture identifiers removed by redaction, and benign sentences changed."""
+    from prism_memory.safety import redact
+
+    rows = _jsonl(path)
+    found = total = changed = benign = 0
+    per_kind: Counter[str] = Counter()
+    per_kind_total: Counter[str] = Counter()
+    for row in rows:
+        out = redact(row["text"])
+        if not row["identifiers"]:
+            benign += 1
+            changed += int(out != row["text"])
+        for value in row["identifiers"]:
+            total += 1
+            per_kind_total[row["kind"]] += 1
+            if value not in out:
+                found += 1
+                per_kind[row["kind"]] += 1
+    return {
+        "identifiers": total,
+        "redacted": found,
+        "recall": round(found / total, 4) if total else 0.0,
+        "per_kind": {k: f"{per_kind[k]}/{n}" for k, n in sorted(per_kind_total.items())},
+        "benign_sentences": benign,
+        "benign_changed": changed,
+    }
+
+
+# -- command ------------------------------------------------------------------------------------
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Crash, concurrency, isolation and safety-screen figures."""
+    parser.add_argument("--kills", type=int, default=200, help="SIGKILLs of the writing child")
+    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--per-thread", type=int, default=500)
+    parser.add_argument("--isolation-ops", type=int, default=3000)
+    parser.add_argument("--corpus", default="tests/fixtures/poisoning_corpus.jsonl")
+    parser.add_argument("--holdout", default="tests/fixtures/poisoning_holdout.jsonl")
+    parser.add_argument("--pii", default="tests/fixtures/pii_fixtures.jsonl")
+    parser.add_argument("--out", default="benchmarks/results")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def _rate_line(name: str, block: dict[str, Any]) -> str:
+    a, b = block["attack"]["all"], block["benign"]["all"]
+    return (
+        f"| {name} | {a['quarantined']}/{a['n']} ({a['rate']:.1%}) | "
+        f"{b['quarantined']}/{b['n']} ({b['rate']:.1%}) |"
+    )
+
+
+def _markdown(res: dict[str, Any]) -> str:
+    c, k, iso, p = res["crash"], res["concurrency"], res["isolation"], res["pii"]
+    lines = [
+        "# Reliability",
+        "",
+        f"Command: `{res['command']}` ({res['seconds']:.0f} s).",
+        "",
+        "## Crash safety (SIGKILL of a child writing batches with `add_many`)",
+        "",
+        "| kills | acknowledged writes | acknowledged deletes | records lost | deletes lost | changed | half-written | duplicates | reopen failures |",
+        "|---|---|---|---|---|---|---|---|---|",
+        f"| {c['kills']} | {c['acknowledged_writes']} | {c['acknowledged_deletes']} | {c['records_lost']} | "
+        f"{c['deletes_lost']} | {c['records_changed']} | {c['half_written']} | {c['duplicates']} | {c['reopen_failures']} |",
+        "",
+        "## Concurrency",
+        "",
+        f"{k['threads']} threads x {k['adds'] // k['threads']} adds -> **{k['records']}** records "
+        f"(expected {k['adds']}); the same fact added by {k['same_fact_adds']} threads at once -> "
+        f"**{k['same_fact_records']}** record; errors: {k['errors']}.",
+        "",
+        "## Tenant isolation",
+        "",
+        f"{iso['operations']} random operations ({iso['reads']} reads) across {iso['tenants']} adversarial "
+        f"tenant ids: **{iso['cross_tenant_results']}** cross-tenant results.",
+        "",
+        "## Memory poisoning (quarantine rate at the default thresholds: user 0.8, tool/web 0.5)",
+        "",
+        "| corpus | attacks quarantined | benign quarantined |",
+        "|---|---|---|",
+        _rate_line(
+            "dev corpus (rules revised after a first measurement on it)", res["poisoning"]["dev"]
+        ),
+        _rate_line(
+            "held-out corpus (written after the rules were final)", res["poisoning"]["holdout"]
+        ),
+        "",
+        "The rules were written before either corpus. The first measurement on the dev corpus, "
+        "before any rule was revised, was 190/256 (74.2%) attacks and 5/216 (2.3%) benign "
+        "quarantined; the rules were then revised once (bugs in the leetspeak / spaced-letter "
+        "views, obfuscation signals, narrower override verbs) and the held-out corpus was written "
+        "afterwards, so its row is the estimate for unseen text. The target (>= 95% of attacks) "
+        "is not met.",
+        "",
+        "Per source and encoding (dev corpus, attacks):",
+        "",
+        "| slice | quarantined |",
+        "|---|---|",
+    ]
+    for key, v in res["poisoning"]["dev"]["attack"].items():
+        if key != "all":
+            lines.append(f"| {key} | {v['quarantined']}/{v['n']} ({v['rate']:.0%}) |")
+    lines += [
+        "",
+        "## PII redaction",
+        "",
+        f"Structured identifiers redacted: **{p['redacted']}/{p['identifiers']}** (recall {p['recall']:.1%}); "
+        f"per kind: {', '.join(f'{k} {v}' for k, v in p['per_kind'].items())}. Benign sentences with "
+        f"numbers changed: {p['benign_changed']}/{p['benign_sentences']}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every trial, write ``reliability.json`` / ``reliability.md``; exit 1 on a failure."""
+    started = time.perf_counter()
+    print(f"crash safety: {args.kills} kills ...", flush=True)
+    crash = crash_trials(args.kills, seed=args.seed, progress=True)
+    with tempfile.TemporaryDirectory(prefix="prism-rel-") as tmp:
+        print("concurrency ...", flush=True)
+        conc = concurrency_trial(
+            Path(tmp) / "conc", threads=args.threads, per_thread=args.per_thread
+        )
+        print("tenant isolation ...", flush=True)
+        iso = isolation_trial(Path(tmp) / "iso", ops=args.isolation_ops, seed=args.seed)
+    poisoning = {"dev": quarantine_rates(args.corpus), "holdout": quarantine_rates(args.holdout)}
+    pii = pii_recall(args.pii)
+    res: dict[str, Any] = {
+        "command": " ".join(["prism bench reliability", *_cli_args(args)]),
+        "seconds": round(time.perf_counter() - started, 1),
+        "crash": {**asdict(crash), "errors": crash.errors[:20]},
+        "concurrency": conc,
+        "isolation": iso,
+        "poisoning": poisoning,
+        "pii": pii,
+    }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "reliability.json").write_text(json.dumps(res, indent=2, ensure_ascii=False) + "\n")
+    (out / "reliability.md").write_text(_markdown(res))
+    print(_markdown(res))
+    failed = (
+        not crash.ok
+        or conc["records"] != conc["adds"]
+        or conc["same_fact_records"] != 1
+        or iso["cross_tenant_results"] != 0
+    )
+    return 1 if failed else 0
+
+
+def _cli_args(args: argparse.Namespace) -> Iterable[str]:
+    defaults = argparse.ArgumentParser()
+    add_arguments(defaults)
+    base = vars(defaults.parse_args([]))
+    for key, value in vars(args).items():
+        if key in base and base[key] != value:
+            yield f"--{key.replace('_', '-')} {value}"
