@@ -20,6 +20,7 @@ from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ValidationError as PydanticValidationError
 
 from .errors import ScopeError
 
@@ -167,6 +168,16 @@ class Scope(BaseModel):
             )
         return self
 
+    def __init__(self, **data: Any) -> None:
+        # pydantic wraps validator errors in its own ValidationError; callers catch ScopeError
+        try:
+            super().__init__(**data)
+        except PydanticValidationError as exc:
+            cause = exc.errors()[0].get("ctx", {}).get("error")
+            if isinstance(cause, ScopeError):
+                raise cause from None
+            raise ScopeError(str(exc)) from None
+
     @classmethod
     def of(
         cls,
@@ -175,15 +186,7 @@ class Scope(BaseModel):
         session_id: str | None = None,
     ) -> Scope:
         """Build a scope from keywords, raising :class:`ScopeError` if none is given."""
-        try:
-            return cls(user_id=user_id, agent_id=agent_id, session_id=session_id)
-        except ScopeError:
-            raise
-        except Exception as exc:  # pydantic wraps validator errors
-            cause = exc.errors()[0].get("ctx", {}).get("error") if hasattr(exc, "errors") else None
-            if isinstance(cause, ScopeError):
-                raise cause from None
-            raise ScopeError(str(exc)) from None
+        return cls(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
     def key(self) -> str:
         """A stable string for the scope (cache keys, ids). Unambiguous: fields are named."""

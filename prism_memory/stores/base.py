@@ -30,6 +30,7 @@ __all__ = [
     "RouteQuery",
     "StoreBase",
     "rrf_fuse",
+    "stable_order",
 ]
 
 DENSE_VECTOR = "dense"
@@ -86,6 +87,18 @@ class RouteHit:
     score: float
     payload: dict[str, Any]
     vector: list[float] | None = None
+
+
+def stable_order(hits: list[RouteHit], using: str) -> list[RouteHit]:
+    """Hits best first with ties broken on id, so every engine returns the same order.
+
+    Engines order equal scores arbitrarily (Qdrant Edge differs from run to run on BM25 ties),
+    which would change RRF ranks; vector routes sort on ``(-score, id)``, the ``order`` route
+    on ``(-ts, id)``.
+    """
+    if using == "order":
+        return sorted(hits, key=lambda h: (-float(h.payload.get("ts") or 0.0), h.id))
+    return sorted(hits, key=lambda h: (-h.score, h.id))
 
 
 @dataclass

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ from .base import (
     RouteHit,
     RouteQuery,
     StoreBase,
+    stable_order,
 )
 from .filters import Condition, RecordFilter
 
@@ -111,11 +113,25 @@ class EdgeStore(StoreBase):
         self._optimizer: threading.Thread | None = None
         self._closed = False
         q = _q()
-        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot use {self.path} as a memory store: {exc.strerror or exc}; pass a "
+                "directory path (existing or new) that this process can write to"
+            ) from None
         meta_path = self.path / _META
         shard_path = self.path / "shard"
         if meta_path.exists():
-            meta = json.loads(meta_path.read_text())
+            try:
+                meta = json.loads(meta_path.read_text())
+                if not isinstance(meta, dict):
+                    raise ValueError("not a JSON object")
+            except (OSError, ValueError) as exc:
+                raise StoreError(
+                    f"{meta_path} is unreadable ({exc}); it records the store's vector size. "
+                    f'Restore it, or write {{"dim": <embedder dim>}} into it to reopen the store'
+                ) from None
             if int(meta.get("dim", dim)) != dim:
                 raise EmbeddingDimensionError(
                     f"the store at {self.path} holds {meta['dim']}-dimensional vectors "
@@ -135,6 +151,9 @@ class EdgeStore(StoreBase):
             optimizers=q.EdgeOptimizersConfig(deleted_threshold=0.05, vacuum_min_vector_number=100),
             wal_enabled=True,
         )
+        self._config = config
+        self._dirty = True  # unknown history: the first purge after opening rebuilds
+        recover_rebuild(shard_path)
         try:
             if (shard_path / "wal").exists() or (shard_path / "segments").exists():
                 self._shard = q.EdgeShard.load(str(shard_path))
@@ -161,8 +180,9 @@ class EdgeStore(StoreBase):
     def dim(self) -> int:
         return self._dim
 
-    def _create_indexes(self) -> None:
+    def _create_indexes(self, shard: Any = None) -> None:
         q = _q()
+        target = self._shard if shard is None else shard
         ops = [
             q.UpdateOperation.create_field_index(
                 name, q.KeywordIndexParams(is_tenant=name == "user_id")
@@ -179,7 +199,7 @@ class EdgeStore(StoreBase):
         ]
         with self._lock:
             for op in ops:
-                self._shard.update(op)
+                target.update(op)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -221,13 +241,20 @@ class EdgeStore(StoreBase):
             self._shard.flush()
 
     def purge(self) -> None:
-        """Vacuum deleted points out of the segments and flush (after deletes)."""
+        """Make deletes physical: no byte of a deleted record stays in any file of the store.
+
+        Qdrant keeps deleted payloads in its write-ahead log and in segment pages until they are
+        rotated or vacuumed, so after deletes the shard is rebuilt: live points are copied into a
+        fresh shard (new WAL, new segments) that replaces the old one, whose files are removed.
+        Cost is linear in the store size; without deletes since the last purge it only flushes.
+        """
         self._check_open()
         self._wait_optimizer()
         with self._lock:
             self._shard.flush()
-            self._shard.optimize()
-            self._shard.flush()
+            if self._dirty:
+                self._rebuild()
+                self._dirty = False
 
     def close(self) -> None:
         if self._closed:
@@ -276,18 +303,20 @@ class EdgeStore(StoreBase):
             self._after_write(len(batch))
 
     def set_payload(self, ids: Sequence[str], scope: Scope, payload: dict[str, Any]) -> None:
-        if not ids:
+        valid = [i for i in ids if is_record_id(i)]  # the engine rejects non-UUID ids
+        if not valid:
             return
         self._check_open()
         q = _q()
-        flt = _filter(scope, RecordFilter.any_of("id", list(ids)))
+        flt = _filter(scope, RecordFilter.any_of("id", valid))
         with self._lock:
             self._shard.update(q.UpdateOperation.set_payload_by_filter(flt, payload))
 
     def delete(self, ids: Sequence[str], scope: Scope) -> int:
-        if not ids:
+        valid = [i for i in ids if is_record_id(i)]  # the engine rejects non-UUID ids
+        if not valid:
             return 0
-        return self.delete_by_filter(scope, RecordFilter.any_of("id", list(ids)))
+        return self.delete_by_filter(scope, RecordFilter.any_of("id", valid))
 
     def delete_by_filter(self, scope: Scope, flt: RecordFilter | None = None) -> int:
         self._check_open()
@@ -297,8 +326,51 @@ class EdgeStore(StoreBase):
             n = self._shard.count(q.CountRequest(exact=True, filter=f))
             if n:
                 self._shard.update(q.UpdateOperation.delete_points_by_filter(f))
+                self._dirty = True
                 self._after_write(n)
         return int(n)
+
+    def _rebuild(self) -> None:
+        """Copy live points into a fresh shard and swap it in (caller holds the lock).
+
+        Crash-safe: the new shard is complete and flushed before ``<shard>.rebuilt`` is written;
+        only then is the old shard renamed away. :func:`recover_rebuild` finishes or undoes an
+        interrupted swap when the store is opened.
+        """
+        q = _q()
+        shard_path = self.path / "shard"
+        new_path, done, old_path = _rebuild_paths(shard_path)
+        for leftover in (new_path, old_path):
+            shutil.rmtree(leftover, ignore_errors=True)
+        done.unlink(missing_ok=True)
+        new = q.EdgeShard.create(str(new_path), self._config)
+        try:
+            self._create_indexes(new)
+            offset: Any = None
+            while True:
+                records, offset = self._shard.scroll(
+                    q.ScrollRequest(offset=offset, limit=512, with_payload=True, with_vector=True)
+                )
+                if records:
+                    points = [
+                        q.Point(id=r.id, vector=r.vector or {}, payload=r.payload or {})
+                        for r in records
+                    ]
+                    new.update(q.UpdateOperation.upsert_points(points))
+                if offset is None:
+                    break
+            new.flush()
+        finally:
+            new.close()
+        done.write_text("complete")
+        old = self._shard
+        os.replace(shard_path, old_path)
+        os.replace(new_path, shard_path)
+        done.unlink(missing_ok=True)
+        self._shard = q.EdgeShard.load(str(shard_path))
+        old.close()
+        shutil.rmtree(old_path, ignore_errors=True)
+        self._pending = 0
 
     # -- reads --------------------------------------------------------------------------
     def get(
@@ -431,5 +503,37 @@ class EdgeStore(StoreBase):
                 if with_vectors and isinstance(p.vector, dict):
                     vec = list(p.vector.get(DENSE_VECTOR, []))
                 hits.append(RouteHit(str(p.id), float(p.score), p.payload or {}, vec))
-            out[r.name] = hits
+            out[r.name] = stable_order(hits, r.using)
         return out
+
+
+def _rebuild_paths(shard_path: Path) -> tuple[Path, Path, Path]:
+    return (
+        shard_path.with_name(shard_path.name + ".rebuild"),
+        shard_path.with_name(shard_path.name + ".rebuilt"),
+        shard_path.with_name(shard_path.name + ".old"),
+    )
+
+
+def recover_rebuild(shard_path: Path) -> None:
+    """Finish or undo a purge rebuild that a crash interrupted (idempotent, run on open).
+
+    - new shard incomplete (no ``.rebuilt`` marker): drop it, the old shard is intact;
+    - marker present and the old shard already moved away: move the new shard in;
+    - a leftover ``.old`` shard next to a live one: remove it.
+    """
+    new_path, done, old_path = _rebuild_paths(shard_path)
+    if done.exists() and new_path.exists():
+        if shard_path.exists():
+            shutil.rmtree(new_path, ignore_errors=True)
+        else:
+            os.replace(new_path, shard_path)
+        done.unlink(missing_ok=True)
+    elif new_path.exists():
+        shutil.rmtree(new_path, ignore_errors=True)
+    done.unlink(missing_ok=True)
+    if old_path.exists():
+        if shard_path.exists():
+            shutil.rmtree(old_path, ignore_errors=True)
+        else:
+            os.replace(old_path, shard_path)

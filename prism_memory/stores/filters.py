@@ -21,7 +21,7 @@ from datetime import date, datetime, timezone
 from typing import Any, Literal
 
 from ..errors import ValidationError
-from ..records import normalize_entity
+from ..records import is_record_id, normalize_entity
 
 __all__ = ["Condition", "RecordFilter", "parse_filters"]
 
@@ -120,15 +120,22 @@ def _range(key: str, spec: dict[str, Any]) -> Condition:
     return Condition(key, "range", out)
 
 
-def _scalar(key: str, value: Any) -> str | int | bool:
+def _scalar(key: str, value: Any) -> str | int:
     if hasattr(value, "value") and isinstance(value.value, str):  # enums
         value = value.value
     if key == "entity_keys" and isinstance(value, str):
         return normalize_entity(value)
-    if isinstance(value, (str, bool, int)):
+    if isinstance(value, bool):
+        # qdrant-edge-py 0.9 turns a Python bool into an integer before matching, so a boolean
+        # filter would silently match nothing on the embedded engine: refuse it on every engine.
+        raise ValidationError(
+            f"filter {key!r}: boolean filter values are not supported; store the flag as a "
+            "string ('yes'/'no') or an integer (1/0) and filter on that"
+        )
+    if isinstance(value, (str, int)):
         return value
     raise ValidationError(
-        f"filter {key!r}: values must be strings, integers or booleans, got {type(value).__name__}"
+        f"filter {key!r}: values must be strings or integers, got {type(value).__name__}"
     )
 
 
@@ -152,7 +159,16 @@ def parse_filters(filters: dict[str, Any] | None) -> RecordFilter | None:
                 f"unknown filter key {raw_key!r}; use one of {sorted(FILTERABLE | {'entities'})} "
                 "or 'metadata.<field>'"
             )
-        if value is None:
+        if key == "id":
+            ids = list(value) if isinstance(value, (list, tuple, set)) else [value]
+            bad = [v for v in ids if not is_record_id(v)]
+            if bad or not ids:
+                raise ValidationError(
+                    f"filter 'id': {bad[0] if bad else value!r} is not a memory id; ids are UUID "
+                    "strings as returned by add() / list()"
+                )
+            out.must.append(Condition(key, "any", [str(v) for v in ids]))
+        elif value is None:
             out.must.append(Condition(key, "empty"))
         elif isinstance(value, dict):
             out.must.append(_range(key, value))

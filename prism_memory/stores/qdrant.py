@@ -11,6 +11,7 @@ Design:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -26,10 +27,13 @@ from .base import (
     RouteHit,
     RouteQuery,
     StoreBase,
+    stable_order,
 )
 from .filters import Condition, RecordFilter
 
 __all__ = ["QdrantStore"]
+
+log = logging.getLogger("prism_memory")
 
 T = TypeVar("T")
 
@@ -104,10 +108,16 @@ class QdrantStore(StoreBase):
         if client is not None:
             self._client = client
         elif url is not None:
-            self._client = QdrantClient(url=url, api_key=api_key, timeout=int(max(1, timeout_s)))
+            # the client's own version check runs on a background thread and warns even when
+            # the server is down; check once here instead, after the server has answered
+            self._client = QdrantClient(
+                url=url, api_key=api_key, timeout=int(max(1, timeout_s)), check_compatibility=False
+            )
         else:
             self._client = QdrantClient(location=location or ":memory:")
         self._call(self._ensure_collection, embedder_name)
+        if self._is_server and client is None:
+            self._call(self._check_server_version)
 
     # -- plumbing -------------------------------------------------------------------
     def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -135,6 +145,25 @@ class QdrantStore(StoreBase):
                     "with Memory(path=...)"
                 ) from exc
             raise StoreError(f"Qdrant at {self._where} failed: {name}: {text[:300]}") from exc
+
+    def _check_server_version(self) -> None:
+        from importlib.metadata import version
+
+        server = str(self._client.info().version)
+        ours = version("qdrant-client")
+        try:
+            s_major, s_minor = (int(x) for x in server.split(".")[:2])
+            c_major, c_minor = (int(x) for x in ours.split(".")[:2])
+        except ValueError:
+            return  # a development build: nothing to compare
+        if s_major != c_major or abs(s_minor - c_minor) > 1:
+            log.warning(
+                "the Qdrant server at %s runs %s and qdrant-client is %s; versions more than one "
+                "minor release apart may disagree: upgrade the older one",
+                self._where,
+                server,
+                ours,
+            )
 
     @property
     def dim(self) -> int:
@@ -229,10 +258,11 @@ class QdrantStore(StoreBase):
         self._call(self._client.upsert, self.collection, points=batch, wait=True)
 
     def set_payload(self, ids: Sequence[str], scope: Scope, payload: dict[str, Any]) -> None:
-        if not ids:
+        valid = [i for i in ids if is_record_id(i)]  # a server rejects non-UUID ids
+        if not valid:
             return
         m = _m()
-        f = _filter(scope, RecordFilter.any_of("id", list(ids)))
+        f = _filter(scope, RecordFilter.any_of("id", valid))
         self._call(
             self._client.set_payload,
             self.collection,
@@ -406,5 +436,5 @@ class QdrantStore(StoreBase):
                 if with_vectors and isinstance(p.vector, dict):
                     vec = list(p.vector.get(DENSE_VECTOR, []))
                 hits.append(RouteHit(str(p.id), float(p.score), p.payload or {}, vec))
-            out[r.name] = hits
+            out[r.name] = stable_order(hits, r.using)
         return out

@@ -1,0 +1,80 @@
+"""Embedders: the fake, the LangChain adapter, resolution of ``embedder=``, offline packaging."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from prism_memory import ConfigError, Embedder, FakeEmbedder, FastEmbedEmbedder, LangChainEmbedder
+from prism_memory.embeddings import offline_model_available, resolve_embedder
+from prism_memory.sparse import SparseEncoder, SparseVec
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b))
+
+
+def test_fake_is_deterministic_normalised_and_counts_calls() -> None:
+    e = FakeEmbedder(dim=32)
+    v1 = e.embed_documents(["I prefer window seats", "budget 500"])
+    v2 = FakeEmbedder(dim=32).embed_documents(["I prefer window seats", "budget 500"])
+    assert v1 == v2 and len(v1[0]) == 32 == e.dim
+    assert all(math.isclose(math.sqrt(sum(x * x for x in v)), 1.0) for v in v1)
+    assert e.embed_query("I prefer window seats") == v1[0]
+    assert e.calls == 2
+    assert isinstance(e, Embedder) and e.name == "fake-hash"
+
+
+def test_fake_similarity_follows_shared_words() -> None:
+    e = FakeEmbedder(dim=256)
+    q = e.embed_query("window seats")
+    near = e.embed_query("I prefer window seats")
+    far = e.embed_query("my budget is five hundred euros")
+    assert _cos(q, near) > _cos(q, far)
+
+
+def test_fake_handles_text_without_words() -> None:
+    assert len(FakeEmbedder(dim=8).embed_query("!!!")) == 8
+
+
+def test_langchain_adapter_normalises_and_probes_dim() -> None:
+    e = LangChainEmbedder(DeterministicFakeEmbedding(size=12))
+    assert e.dim == 12 and e.name.startswith("langchain:DeterministicFakeEmbedding")
+    vecs = e.embed_documents(["a", "b"])
+    assert all(math.isclose(math.sqrt(sum(x * x for x in v)), 1.0) for v in vecs)
+    assert e.embed_documents([]) == []
+    assert e.embed_query("a") == vecs[0]
+    assert LangChainEmbedder(DeterministicFakeEmbedding(size=4), name="x", dim=4).name == "x"
+
+
+def test_resolve_embedder() -> None:
+    fake = FakeEmbedder()
+    assert resolve_embedder(fake, "ignored") is fake
+    wrapped = resolve_embedder(DeterministicFakeEmbedding(size=6), "ignored")
+    assert isinstance(wrapped, LangChainEmbedder) and wrapped.dim == 6
+    default = resolve_embedder(None, "sentence-transformers/all-MiniLM-L6-v2", 8)
+    assert isinstance(default, FastEmbedEmbedder) and default.dim == 384
+    named = resolve_embedder("BAAI/bge-small-en-v1.5", "ignored")
+    assert isinstance(named, FastEmbedEmbedder) and named.name == "BAAI/bge-small-en-v1.5"
+    with pytest.raises(ConfigError, match="LangChain Embeddings"):
+        resolve_embedder(42, "ignored")
+
+
+def test_offline_model_is_packaged_and_lazy() -> None:
+    assert offline_model_available()
+    e = FastEmbedEmbedder()
+    assert e.dim == 384 and e.name == "sentence-transformers/all-MiniLM-L6-v2"
+    assert e._model is None  # constructing never loads (no side effects until first use)
+    assert e.embed_documents([]) == []
+
+
+def test_sparse_encoder_is_deterministic_and_skips_stopwords() -> None:
+    enc = SparseEncoder()
+    doc = enc.document("I prefer window seats")
+    assert isinstance(doc, SparseVec) and doc and doc == enc.document("I prefer window seats")
+    assert len(doc.indices) == len(doc.values)
+    assert enc.query("seats").indices[0] in doc.indices  # stemmed "seat" is shared
+    assert not enc.query("the of a")  # stopwords only: an empty (falsy) vector
+    assert enc.documents(["a b", "window"])[1] == enc.document("window")
