@@ -12,10 +12,12 @@ Design:
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
 import shutil
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +40,9 @@ from .base import (
 from .filters import Condition, RecordFilter
 
 __all__ = ["EdgeStore"]
+
+_TEMPLATE_LOCK = threading.Lock()
+_TEMPLATES: dict[tuple[Any, ...], Path] = {}
 
 log = logging.getLogger("prism_memory")
 _META = "prism-store.json"
@@ -152,13 +157,14 @@ class EdgeStore(StoreBase):
             wal_enabled=True,
         )
         self._config = config
+        self._hnsw = (hnsw_m, hnsw_ef_construct)
         self._dirty = True  # unknown history: the first purge after opening rebuilds
         recover_rebuild(shard_path)
         try:
             if (shard_path / "wal").exists() or (shard_path / "segments").exists():
                 self._shard = q.EdgeShard.load(str(shard_path))
             else:
-                self._shard = q.EdgeShard.create(str(shard_path), config)
+                self._shard = self._new_shard(shard_path)
         except Exception as exc:
             msg = str(exc)
             if "WouldBlock" in msg or "lock" in msg.lower():
@@ -173,12 +179,44 @@ class EdgeStore(StoreBase):
             tmp = meta_path.with_suffix(".tmp")
             tmp.write_text(json.dumps({"dim": dim, "embedder": embedder_name, "format": 1}))
             os.replace(tmp, meta_path)
-            self._create_indexes()
 
     # -- housekeeping -------------------------------------------------------------------
     @property
     def dim(self) -> int:
         return self._dim
+
+    def _template_key(self) -> tuple[Any, ...]:
+        return (self._dim, self._hnsw, KEYWORD_INDEXES, FLOAT_INDEXES, DATETIME_INDEXES)
+
+    def _new_shard(self, shard_path: Path) -> Any:
+        """A new, empty shard with every payload index, copied from a per-process template.
+
+        Creating the ~20 payload indexes takes 0.1-0.2 s each (each is a durable update), so
+        the first store of a process builds them once in a template shard under a temporary
+        directory (removed at exit) and later stores copy its files, which takes milliseconds.
+        The copy lands under a temporary name and is renamed into place, so a crash leaves
+        either no shard or a complete one.
+        """
+        q = _q()
+        key = self._template_key()
+        with _TEMPLATE_LOCK:
+            template = _TEMPLATES.get(key)
+            if template is None or not (template / "segments").exists():
+                root = Path(tempfile.mkdtemp(prefix="prism-edge-template-"))
+                atexit.register(shutil.rmtree, root, True)
+                template = root / "shard"
+                shard = q.EdgeShard.create(str(template), self._config)
+                try:
+                    self._create_indexes(shard)
+                    shard.flush()
+                finally:
+                    shard.close()
+                _TEMPLATES[key] = template
+            staging = shard_path.with_name(shard_path.name + ".creating")
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(template, staging)
+        os.replace(staging, shard_path)
+        return q.EdgeShard.load(str(shard_path), self._config)
 
     def _create_indexes(self, shard: Any = None) -> None:
         q = _q()
@@ -269,7 +307,8 @@ class EdgeStore(StoreBase):
 
     def info(self) -> dict[str, Any]:
         self._check_open()
-        i = self._shard.info()
+        with self._lock:
+            i = self._shard.info()
         return {
             "engine": "qdrant-edge",
             "path": str(self.path),
@@ -343,9 +382,8 @@ class EdgeStore(StoreBase):
         for leftover in (new_path, old_path):
             shutil.rmtree(leftover, ignore_errors=True)
         done.unlink(missing_ok=True)
-        new = q.EdgeShard.create(str(new_path), self._config)
+        new = self._new_shard(new_path)
         try:
-            self._create_indexes(new)
             offset: Any = None
             while True:
                 records, offset = self._shard.scroll(
@@ -382,7 +420,9 @@ class EdgeStore(StoreBase):
         valid = [i for i in ids if is_record_id(i)]
         if not valid:
             return []
-        records = self._shard.retrieve(valid, with_payload=True, with_vector=False)
+        with self._lock:
+            self._check_open()
+            records = self._shard.retrieve(valid, with_payload=True, with_vector=False)
         allowed = scope.as_dict()
         by_id: dict[str, MemoryRecord] = {}
         for r in records:
@@ -398,9 +438,12 @@ class EdgeStore(StoreBase):
             return {}
         allowed = scope.as_dict()
         out: dict[str, list[float]] = {}
-        for r in self._shard.retrieve(
-            valid, with_payload=list(allowed), with_vector=[DENSE_VECTOR]
-        ):
+        with self._lock:
+            self._check_open()
+            got = self._shard.retrieve(
+                valid, with_payload=list(allowed), with_vector=[DENSE_VECTOR]
+            )
+        for r in got:
             payload = r.payload or {}
             if all(payload.get(k) == v for k, v in allowed.items()) and isinstance(r.vector, dict):
                 out[str(r.id)] = list(r.vector[DENSE_VECTOR])
@@ -434,7 +477,9 @@ class EdgeStore(StoreBase):
             with_payload=True,
             with_vector=False,
         )
-        records, nxt = self._shard.scroll(req)
+        with self._lock:
+            self._check_open()
+            records, nxt = self._shard.scroll(req)
         return [MemoryRecord.from_payload(r.payload or {}) for r in records], (
             str(nxt) if nxt is not None else None
         )
@@ -442,16 +487,20 @@ class EdgeStore(StoreBase):
     def count(self, scope: Scope, flt: RecordFilter | None = None) -> int:
         self._check_open()
         q = _q()
-        return int(self._shard.count(q.CountRequest(exact=True, filter=_filter(scope, flt))))
+        req = q.CountRequest(exact=True, filter=_filter(scope, flt))
+        with self._lock:
+            self._check_open()
+            return int(self._shard.count(req))
 
     def facet(
         self, key: str, scope: Scope, flt: RecordFilter | None = None, *, limit: int = 100
     ) -> list[tuple[str, int]]:
         self._check_open()
         q = _q()
-        resp = self._shard.facet(
-            q.FacetRequest(key=key, limit=limit, exact=True, filter=_filter(scope, flt))
-        )
+        req = q.FacetRequest(key=key, limit=limit, exact=True, filter=_filter(scope, flt))
+        with self._lock:
+            self._check_open()
+            resp = self._shard.facet(req)
         out = []
         for hit in resp.hits:
             value = hit.value
@@ -494,7 +543,12 @@ class EdgeStore(StoreBase):
                     limit=r.limit, query=query, filter=f, with_payload=True, with_vector=with_vector
                 )
             )
-        batches = self._shard.query_batch(q.QueryBatchRequest(requests)) if requests else []
+        batches: list[Any] = []
+        if requests:
+            # under the lock: purge() may swap the shard object while a search would use it
+            with self._lock:
+                self._check_open()
+                batches = self._shard.query_batch(q.QueryBatchRequest(requests))
         out: dict[str, list[RouteHit]] = {r.name: [] for r in routes}
         for r, points in zip(live, batches):
             hits = []
