@@ -1,0 +1,616 @@
+"""The ``prism`` command: manage a memory store from the shell, run the demo and the benchmarks.
+
+Design:
+- argparse only (no extra dependency). Store options (``--path/--url/--api-key/--location``)
+  are accepted before or after the sub-command; scope flags (``--user/--agent/--session``) sit
+  on the sub-commands that need a scope. Every read command has ``--json``.
+- Errors are one line on stderr: a :class:`~prism_memory.errors.PrismError` exits 2 with its
+  message (which says how to fix it), usage errors exit 2 as argparse does, anything unexpected
+  exits 1 (``--debug`` shows the traceback). Nothing prints a traceback by default.
+- ``prism bench <name>`` dispatches to ``prism_memory.bench.<name>`` (``add_arguments(parser)``
+  and ``run(args) -> int``), discovered at run time, so a new benchmark needs no edit here.
+- Progress bars (tqdm) go to stderr and only when stderr is a terminal and ``--json`` is off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import pkgutil
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TextIO, TypedDict
+
+from .errors import PrismError, ValidationError
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+__all__ = ["available_benchmarks", "main", "open_memory"]
+
+log = logging.getLogger("prism_memory")
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2  # also every PrismError: the caller must change something
+EXIT_INTERRUPTED = 130
+
+
+# -- output helpers ---------------------------------------------------------------------
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _error(message: str) -> None:
+    print(f"prism: error: {_one_line(message)}", file=sys.stderr)
+
+
+def _print_json(data: Any, out: TextIO | None = None) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2, default=str), file=out or sys.stdout)
+
+
+def _shorten(text: str, width: int = 100) -> str:
+    flat = _one_line(text)
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Whether a progress bar should be drawn: stderr is a terminal and ``--json`` is off."""
+    return sys.stderr.isatty() and not getattr(args, "json", False)
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to the *current* ``sys.stderr`` (it may be replaced after the handler is made)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            level = record.levelname.lower()
+            print(f"prism: {level}: {_one_line(record.getMessage())}", file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+def _install_log_handler() -> logging.Handler | None:
+    """Library warnings (e.g. "text longer than the model") as one-line stderr messages."""
+    if any(isinstance(h, _StderrHandler) for h in log.handlers):
+        return None
+    handler = _StderrHandler(logging.WARNING)
+    log.addHandler(handler)
+    return handler
+
+
+# -- building the Memory ----------------------------------------------------------------
+def open_memory(
+    args: argparse.Namespace, *, embedder: Any = None, default_path: str | None = None
+) -> Memory:
+    """A :class:`~prism_memory.Memory` for the store options of a parsed command line."""
+    from .memory import Memory
+
+    path = getattr(args, "path", None) or None
+    url = getattr(args, "url", None) or None
+    location = getattr(args, "location", None) or None
+    api_key = getattr(args, "api_key", None) or None
+    if path is None and url is None and location is None:
+        path = default_path
+    if api_key is not None and url is None:
+        raise ValidationError("--api-key is only used with --url (a Qdrant server)")
+    if url is not None and api_key is None:
+        api_key = os.environ.get("QDRANT_API_KEY") or None
+    emb = embedder if embedder is not None else getattr(args, "embedding_model", None)
+    return Memory(path=path, url=url, location=location, api_key=api_key, embedder=emb)
+
+
+class _ScopeKwargs(TypedDict):
+    user_id: str | None
+    agent_id: str | None
+    session_id: str | None
+
+
+def _scope_kwargs(args: argparse.Namespace) -> _ScopeKwargs:
+    return {
+        "user_id": getattr(args, "user_id", None),
+        "agent_id": getattr(args, "agent_id", None),
+        "session_id": getattr(args, "session_id", None),
+    }
+
+
+def _parse_json_object(value: str, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(
+            f"{what} is not valid JSON ({exc.msg}); pass e.g. '{{\"k\": 1}}'"
+        ) from None
+    if not isinstance(data, dict):
+        raise ValidationError(f"{what} must be a JSON object, e.g. '{{\"k\": 1}}'")
+    return data
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationError(
+            f"--event-time {value!r} is not an ISO date/time; use e.g. 2024-05-13T10:00:00+00:00"
+        ) from None
+
+
+def _parse_filters(items: Sequence[str] | None) -> dict[str, Any] | None:
+    """``key=value`` pairs (value parsed as JSON when it is JSON, e.g. a list) into a dict."""
+    if not items:
+        return None
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValidationError(
+                f"--filter {item!r} must look like key=value, e.g. --filter kind=preference"
+            )
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def _record_json(record: Any) -> dict[str, Any]:
+    data: dict[str, Any] = record.model_dump(mode="json", by_alias=True)
+    return data
+
+
+def _hit_json(hit: Any) -> dict[str, Any]:
+    return {
+        "score": hit.score,
+        "routes": list(hit.routes),
+        "route_scores": dict(hit.route_scores),
+        "record": _record_json(hit.record),
+    }
+
+
+def format_hit(rank: int, hit: Any) -> str:
+    """One search hit as a line: rank, score, layer/kind, routes, time and text."""
+    r = hit.record
+    when = r.time.strftime("%Y-%m-%d")
+    routes = "+".join(hit.routes) or "-"
+    return (
+        f"{rank:>2}. {hit.score:.4f}  {r.layer.value + '/' + r.kind.value:<22} {routes:<10} "
+        f"{when}  {_shorten(r.text, 90)}"
+    )
+
+
+# -- commands ---------------------------------------------------------------------------
+Handler = Callable[[argparse.Namespace, Any], int]
+
+
+def cmd_add(args: argparse.Namespace, embedder: Any) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    metadata = _parse_json_object(args.metadata, "--metadata") if args.metadata else None
+    with open_memory(args, embedder=embedder) as m:
+        record = m.add(
+            text,
+            **_scope_kwargs(args),
+            kind=args.kind,
+            layer=args.layer,
+            metadata=metadata,
+            event_time=_parse_time(args.event_time),
+            entities=args.entity or None,
+            importance=args.importance,
+        )
+    if args.json:
+        _print_json(_record_json(record))
+    else:
+        print(f"added {record.id} ({record.layer.value}/{record.kind.value})")
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        hits = m.search(
+            args.query,
+            **_scope_kwargs(args),
+            limit=args.limit,
+            filters=_parse_filters(args.filter),
+            include_history=args.history,
+        )
+    if args.json:
+        _print_json([_hit_json(h) for h in hits])
+    elif not hits:
+        print("no memories found")
+    else:
+        for i, hit in enumerate(hits, start=1):
+            print(format_hit(i, hit))
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        page = m.list(
+            **_scope_kwargs(args),
+            layer=args.layer,
+            kind=args.kind,
+            limit=args.limit,
+            cursor=args.cursor,
+            filters=_parse_filters(args.filter),
+            include_history=args.history,
+        )
+    if args.json:
+        _print_json({"records": [_record_json(r) for r in page], "next_cursor": page.next_cursor})
+        return EXIT_OK
+    for r in page:
+        print(
+            f"{r.id}  {r.layer.value + '/' + r.kind.value:<22} {r.time.strftime('%Y-%m-%d %H:%M')}  "
+            f"{_shorten(r.text, 80)}"
+        )
+    if not page:
+        print("no memories in this scope")
+    if page.next_cursor:
+        print(f"more: --cursor {page.next_cursor}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace, embedder: Any) -> int:
+    if args.all == bool(args.ids):
+        raise ValidationError("pass record ids to delete, or --all for the whole scope (not both)")
+    scope = _scope_kwargs(args)
+    missing: list[str] = []
+    with open_memory(args, embedder=embedder) as m:
+        if args.all:
+            deleted = m.delete_all(**scope)
+        else:
+            deleted = 0
+            for record_id in args.ids:
+                if m.delete(record_id, **scope):
+                    deleted += 1
+                else:
+                    missing.append(record_id)
+    if args.json:
+        _print_json({"deleted": deleted, "missing": missing})
+    else:
+        print(f"deleted {deleted} memor{'y' if deleted == 1 else 'ies'}")
+        for record_id in missing:
+            print(f"prism: warning: no memory {record_id} in this scope", file=sys.stderr)
+    return EXIT_FAILED if missing else EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace, embedder: Any) -> int:
+    scope = _scope_kwargs(args)
+    to_stdout = args.file == "-"
+    with open_memory(args, embedder=embedder) as m:
+        if to_stdout:
+            with tempfile.TemporaryDirectory() as tmp:
+                target = os.path.join(tmp, "export.jsonl")
+                n = m.export_jsonl(target, **scope, all_scopes=args.all_scopes)
+                with open(target, encoding="utf-8") as fh:
+                    shutil.copyfileobj(fh, sys.stdout)
+        else:
+            n = m.export_jsonl(args.file, **scope, all_scopes=args.all_scopes)
+    message = f"exported {n} memor{'y' if n == 1 else 'ies'}" + (
+        "" if to_stdout else f" to {args.file}"
+    )
+    if args.json and not to_stdout:
+        _print_json({"exported": n, "file": args.file})
+    else:
+        print(message, file=sys.stderr if to_stdout else sys.stdout)
+    return EXIT_OK
+
+
+def _count_lines(path: str) -> int:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError as exc:
+        raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def cmd_import(args: argparse.Namespace, embedder: Any) -> int:
+    total = _count_lines(args.file)
+    from tqdm import tqdm
+
+    with (
+        open_memory(args, embedder=embedder) as m,
+        tqdm(
+            total=total,
+            unit="rec",
+            desc="importing",
+            file=sys.stderr,
+            disable=not show_progress(args),
+        ) as bar,
+    ):
+        report = m.import_jsonl(
+            args.file, skip_bad=args.skip_bad, batch_size=args.batch_size, progress=bar.update
+        )
+    if args.json:
+        _print_json(
+            {"imported": report.imported, "skipped": report.skipped, "errors": report.errors}
+        )
+    else:
+        print(f"imported {report.imported}, skipped {report.skipped}")
+    for err in report.errors:
+        print(f"prism: warning: skipped {err}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        stats = m.stats(**_scope_kwargs(args))
+    if args.json:
+        _print_json(stats)
+        return EXIT_OK
+    scope = ", ".join(f"{k}={v}" for k, v in stats["scope"].items())
+    print(f"scope: {scope}")
+    print(f"memories: {stats['total']}")
+    for section in ("layers", "kinds", "status"):
+        counts = stats.get(section) or {}
+        if counts:
+            joined = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+            print(f"{section}: {joined}")
+    engine = stats.get("engine") or {}
+    if engine:
+        print("engine: " + ", ".join(f"{k}={v}" for k, v in engine.items()))
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace, embedder: Any) -> int:
+    from .demo import run_demo
+
+    with open_memory(args, embedder=embedder, default_path="./.prism-demo") as m:
+        return run_demo(m, json_output=args.json)
+
+
+# -- benchmarks -------------------------------------------------------------------------
+def _bench_package() -> ModuleType:
+    return importlib.import_module("prism_memory.bench")
+
+
+def _load_bench(name: str) -> ModuleType | None:
+    """The bench module ``name`` if it exists, imports, and follows the convention."""
+    if not name.isidentifier() or name.startswith("_"):
+        return None
+    try:
+        module = importlib.import_module(f"prism_memory.bench.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"prism_memory.bench.{name}":
+            return None
+        log.debug("bench %s needs %s", name, exc.name)
+        return None
+    except Exception as exc:
+        log.debug("bench %s failed to import: %s", name, exc)
+        return None
+    if callable(getattr(module, "add_arguments", None)) and callable(getattr(module, "run", None)):
+        return module
+    return None
+
+
+def _summary(doc: str | None) -> str:
+    """First docstring line without a leading ``prism bench x``: label or RST backticks."""
+    lines = (doc or "").strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    if first.startswith("``") and "``:" in first:
+        first = first.split("``:", 1)[1].strip()
+    return first.replace("``", "")
+
+
+def available_benchmarks() -> dict[str, str]:
+    """``{name: one-line description}`` of every usable ``prism_memory.bench`` module."""
+    out: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(_bench_package().__path__), key=lambda i: i.name):
+        module = _load_bench(info.name)
+        if module is not None:
+            out[info.name] = _summary(module.__doc__)
+    return out
+
+
+def _bench_listing() -> str:
+    benches = available_benchmarks()
+    if not benches:
+        return "no benchmarks are installed"
+    width = max(len(n) for n in benches)
+    lines = ["available benchmarks (prism bench <name> --help for options):"]
+    lines += [f"  {name:<{width}}  {desc}" for name, desc in benches.items()]
+    return "\n".join(lines)
+
+
+def cmd_bench(args: argparse.Namespace, embedder: Any) -> int:
+    if args.bench_help or args.name is None:
+        print("usage: prism bench <name> [options]\n\n" + _bench_listing())
+        return EXIT_OK if args.bench_help else EXIT_USAGE
+    module = _load_bench(args.name)
+    if module is None:
+        names = ", ".join(available_benchmarks()) or "none is installed"
+        raise ValidationError(f"no benchmark named {args.name!r}; choose one of: {names}")
+    doc = (module.__doc__ or "").strip()
+    parser = argparse.ArgumentParser(
+        prog=f"prism bench {args.name}",
+        description=doc.splitlines()[0] if doc else None,
+    )
+    module.add_arguments(parser)
+    bench_args = parser.parse_args(args.rest)
+    for key in ("path", "url", "api_key", "location", "embedding_model"):
+        if not hasattr(bench_args, key):
+            setattr(bench_args, key, getattr(args, key, None))
+    if embedder is not None and not hasattr(bench_args, "embedder"):
+        bench_args.embedder = embedder
+    code: int = module.run(bench_args)
+    return int(code)
+
+
+# -- parser -----------------------------------------------------------------------------
+def _add_store_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    # Sub-parsers use SUPPRESS so a value given before the sub-command is not reset to None.
+    def d(value: Any) -> Any:
+        return value if top else argparse.SUPPRESS
+
+    g = parser.add_argument_group("store")
+    g.add_argument(
+        "--path", default=d(None), help="embedded store directory (default $PRISM_PATH or ./.prism)"
+    )
+    g.add_argument("--url", default=d(None), help="Qdrant server / cluster URL")
+    g.add_argument(
+        "--api-key",
+        dest="api_key",
+        default=d(None),
+        help="Qdrant API key (default $QDRANT_API_KEY when --url is given)",
+    )
+    g.add_argument("--location", default=d(None), help="':memory:' for a throwaway store")
+    g.add_argument(
+        "--embedding-model",
+        dest="embedding_model",
+        default=d(None),
+        help="fastembed model name (default: the packaged offline all-MiniLM-L6-v2)",
+    )
+    g.add_argument(
+        "--debug",
+        action="store_true",
+        default=d(False),
+        help="show tracebacks of unexpected errors",
+    )
+
+
+def _add_scope(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("scope (at least one)")
+    g.add_argument("--user", dest="user_id", help="user id")
+    g.add_argument("--agent", dest="agent_id", help="agent id")
+    g.add_argument("--session", dest="session_id", help="session id")
+
+
+def _add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``prism`` argument parser (bench sub-commands are resolved at run time)."""
+    parser = argparse.ArgumentParser(
+        prog="prism",
+        description="PRISM long-term memory for LLM agents: manage a store, run the demo and "
+        "the benchmarks.",
+    )
+    _add_store_options(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+
+    def command(name: str, help_text: str, handler: Handler) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _add_store_options(p, top=False)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = command("demo", "ingest a sample 3-session conversation and answer questions", cmd_demo)
+    _add_json(p)
+
+    p = command("add", "store one memory", cmd_add)
+    p.add_argument("text", help="the memory text ('-' reads stdin)")
+    _add_scope(p)
+    p.add_argument("--kind", default="fact", help="fact, preference, event, ... (default fact)")
+    p.add_argument("--layer", default="semantic", help="semantic, episodic, ... (default semantic)")
+    p.add_argument("--metadata", help="JSON object stored with the memory")
+    p.add_argument("--event-time", dest="event_time", help="when it happened (ISO 8601)")
+    p.add_argument("--entity", action="append", help="entity name (repeatable)")
+    p.add_argument("--importance", type=float, help="importance in [0, 1]")
+    _add_json(p)
+
+    p = command("search", "hybrid search (dense + BM25) in a scope", cmd_search)
+    p.add_argument("query")
+    _add_scope(p)
+    p.add_argument("--limit", "-k", type=int, default=10)
+    p.add_argument("--filter", action="append", help="key=value (repeatable), e.g. kind=preference")
+    p.add_argument("--history", action="store_true", help="include superseded memories")
+    _add_json(p)
+
+    p = command("list", "list a scope's memories (next page: --cursor)", cmd_list)
+    _add_scope(p)
+    p.add_argument("--layer")
+    p.add_argument("--kind")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--cursor")
+    p.add_argument("--filter", action="append", help="key=value (repeatable)")
+    p.add_argument("--history", action="store_true", help="include superseded memories")
+    _add_json(p)
+
+    p = command("delete", "delete memories by id, or --all of a scope", cmd_delete)
+    p.add_argument("ids", nargs="*", metavar="ID")
+    _add_scope(p)
+    p.add_argument("--all", action="store_true", help="delete every memory of the scope")
+    _add_json(p)
+
+    p = command("export", "write a scope's memories as JSON lines", cmd_export)
+    p.add_argument("file", help="output file ('-' for stdout)")
+    _add_scope(p)
+    p.add_argument(
+        "--all-scopes", action="store_true", help="export every tenant (admin operation)"
+    )
+    _add_json(p)
+
+    p = command("import", "read JSON lines written by export (re-embeds them)", cmd_import)
+    p.add_argument("file")
+    p.add_argument(
+        "--skip-bad", action="store_true", help="skip corrupt lines instead of importing nothing"
+    )
+    p.add_argument("--batch-size", type=int, default=256)
+    _add_json(p)
+
+    p = command("stats", "counts per layer / kind / status, and engine info", cmd_stats)
+    _add_scope(p)
+    _add_json(p)
+
+    p = sub.add_parser(
+        "bench",
+        help="run a benchmark: prism bench <name> --help",
+        add_help=False,
+        description="run a benchmark",
+    )
+    p.add_argument("-h", "--help", dest="bench_help", action="store_true")
+    p.add_argument("name", nargs="?")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(handler=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, embedder: Any = None) -> int:
+    """Run ``prism`` with ``argv`` (default ``sys.argv[1:]``) and return the exit code.
+
+    ``embedder=`` replaces the configured embedding model (tests pass a fake one).
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # usage errors (argparse already printed one line) and --help
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    log_handler = _install_log_handler()
+    try:
+        return handler(args, embedder)
+    except PrismError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("prism: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except SystemExit as exc:  # a bench module's own argparse (usage error or --help)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    except BrokenPipeError:  # `prism list | head`
+        return EXIT_OK
+    except Exception as exc:
+        if getattr(args, "debug", False):
+            raise
+        _error(f"unexpected {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
+        return EXIT_FAILED
+    finally:
+        if log_handler is not None:
+            log.removeHandler(log_handler)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
