@@ -33,6 +33,8 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
+from .extraction import Event, Fact, Person, Preference, SchemaSpec
+from .layers import RecordChange, RememberResult, TaskState
 from .memory import ImportReport, Memory, RecordPage
 from .records import (
     Entity,
@@ -47,6 +49,7 @@ from .records import (
     Status,
     Trust,
 )
+from .retrieval import Intent, MemoryContext, RecallTrace
 from .stores import EdgeStore, MemoryStore, QdrantStore
 
 __version__ = "0.1.0"
@@ -58,28 +61,38 @@ __all__ = [
     "Embedder",
     "EmbeddingDimensionError",
     "Entity",
+    "Event",
     "ExtractionConfig",
     "ExtractionError",
+    "Fact",
     "FakeEmbedder",
     "FastEmbedEmbedder",
     "ImportDataError",
     "ImportReport",
+    "Intent",
     "Kind",
     "LangChainEmbedder",
     "Layer",
     "LifecycleConfig",
     "Memory",
+    "MemoryContext",
     "MemoryRecord",
     "MemoryStore",
     "NotFoundError",
+    "Person",
+    "Preference",
     "PrismConfig",
     "PrismError",
     "Provenance",
     "QdrantStore",
+    "RecallTrace",
+    "RecordChange",
     "RecordPage",
     "Relation",
+    "RememberResult",
     "RetrievalConfig",
     "SafetyConfig",
+    "SchemaSpec",
     "Scope",
     "ScopeError",
     "ScoredRecord",
@@ -89,6 +102,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "StoreUnavailableError",
+    "TaskState",
     "Trust",
     "ValidationError",
     "__version__",

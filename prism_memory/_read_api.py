@@ -1,10 +1,52 @@
-"""``ReadAPI``: the read path of :class:`~prism_memory.Memory` (intent-aware recall, feedback)."""
+"""``ReadAPI``: the read path of :class:`~prism_memory.Memory` (intent-aware recall, feedback).
+
+Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
+- Intent: the caller's :class:`Intent` over a registered template for its step over rule-based
+  query analysis (entity and speaker names the store knows, from cached payload facets;
+  temporal expressions); an LLM parser only when configured.
+- Broad retrieve: every route in ONE batched store call (``query_routes``) with the dense
+  vectors returned, fused (RRF / DBSF) into a pool; neighbours of short episodic hits come
+  from one more batched call only when expansion is on and needed.
+- Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
+  a data block; optional LLM compression with a timeout and extractive fallback.
+- Query embeddings, facets and whole results are cached; every write in a scope (the
+  ``on_write`` hook) invalidates what it could change.
+"""
 
 from __future__ import annotations
 
-from ._core import MemoryCore
+import asyncio
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ._core import MemoryCore, check_text
+from .config import RetrievalConfig
+from .errors import ValidationError
+from .records import MemoryRecord, Scope, utcnow
+from .retrieval.cache import RecallCache
+from .retrieval.construct import Scored, pack, score_candidates, select
+from .retrieval.context import MemoryContext, RecallTrace
+from .retrieval.fusion import Candidate, fuse
+from .retrieval.intent import Intent, IntentRegistry, analyze_query
+from .retrieval.llm import choose_strategy, compress_with_llm, parse_intent_with_llm
+from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN
+from .retrieval.routes import plan_routes
+from .retrieval.scoring import updated_utility
+from .stores.base import RouteQuery
+from .stores.filters import Condition, RecordFilter
+from .tokens import count_tokens
 
 __all__ = ["ReadAPI"]
+
+_QVEC_CACHE = 1024
+_FACET_LIMIT = 2000
 
 
 class ReadAPI(MemoryCore):
@@ -12,3 +54,398 @@ class ReadAPI(MemoryCore):
 
     def _setup(self) -> None:
         super()._setup()
+        cfg = self.config.retrieval
+        self.intents = IntentRegistry()
+        self.recall_cache = RecallCache(cfg.cache_size, cfg.cache_ttl_s)
+        self._qvecs: OrderedDict[str, list[float]] = OrderedDict()
+        self._facets: dict[str, tuple[frozenset[str], dict[str, list[str]]]] = {}
+        self._read_lock = threading.Lock()
+        self.on_write(self._invalidate_reads)
+
+    # -- caches -------------------------------------------------------------------------
+    def _invalidate_reads(self, scope: Scope | None) -> None:
+        self.recall_cache.invalidate(scope)
+        with self._read_lock:
+            if scope is None:
+                self._facets.clear()
+            else:
+                owner = scope.widen(session=True).key()
+                self._facets.pop(owner, None)
+                if scope.user_id or scope.agent_id:  # a user/agent write touches its sessions
+                    for key in [k for k in self._facets if _same_owner(k, scope)]:
+                        self._facets.pop(key, None)
+
+    def _query_vector(self, query: str) -> list[float]:
+        with self._read_lock:
+            vec = self._qvecs.get(query)
+            if vec is not None:
+                self._qvecs.move_to_end(query)
+                return vec
+        vec = self.embedder.embed_query(query)
+        with self._read_lock:
+            self._qvecs[query] = vec
+            while len(self._qvecs) > _QVEC_CACHE:
+                self._qvecs.popitem(last=False)
+        return vec
+
+    def _known_names(self, scope: Scope) -> tuple[frozenset[str], dict[str, list[str]]]:
+        """Entity keys and speakers of the scope (payload facets), cached until a write."""
+        key = scope.key()
+        with self._read_lock:
+            hit = self._facets.get(key)
+        if hit is not None:
+            return hit
+        flt = self.visible_filter()
+        speakers: dict[str, list[str]] = {}
+        for value, _ in self.store.facet("speaker", scope, flt, limit=_FACET_LIMIT):
+            norm = value.casefold().strip()
+            if norm and norm not in ("user", "assistant", "system", "tool"):
+                speakers.setdefault(norm, []).append(value)
+                first = norm.split()[0]  # "Caroline Smith" is also asked about as "Caroline"
+                if first != norm and len(first) > 2:
+                    speakers.setdefault(first, []).append(value)
+        # An entity tagged on a large share of the records (a speaker's own name, a word the
+        # extractor over-tags) does not narrow anything: like a term with no IDF, skip it.
+        total = max(1, self.store.count(scope, flt))
+        cap = max(3.0, self.config.retrieval.entity_max_share * total)
+        entities = frozenset(
+            v
+            for v, n in self.store.facet("entity_keys", scope, flt, limit=_FACET_LIMIT)
+            if n <= cap and v not in speakers
+        )
+        result = (entities, speakers)
+        with self._read_lock:
+            self._facets[key] = result
+        return result
+
+    # -- intent -------------------------------------------------------------------------
+    def register_intent(self, name: str, **fields: Any) -> None:
+        """Register a PRISM intent template for an agent step.
+
+        ``fields`` are :class:`Intent` fields (``kinds``, ``layers``, ``entities``,
+        ``weights``, ``task_id``, ``strictness``, ...). ``recall(intent=Intent(step=name))``
+        then starts from it; what the caller's intent states wins.
+        """
+        self.intents.register(name, **fields)
+        self.recall_cache.invalidate(None)
+
+    def _resolve_intent(
+        self, query: str, given: Intent | None, scope: Scope, cfg: RetrievalConfig, now: datetime
+    ) -> Intent:
+        entities, speakers = self._known_names(scope)
+        intent = analyze_query(query, known_entities=entities, known_speakers=speakers, now=now)
+        if cfg.llm_intent and self.llm is not None:
+            parsed = parse_intent_with_llm(self.llm, query, cfg.llm_timeout_s, now)
+            if parsed is not None:
+                intent = parsed.merged_over(intent)
+        template = self.intents.get(given.step if given is not None else None)
+        if template is not None:
+            intent = template.merged_over(intent)
+        if given is not None:
+            intent = given.merged_over(intent)
+        return intent
+
+    # -- recall -------------------------------------------------------------------------
+    def recall(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        intent: Intent | None = None,
+        budget_tokens: int = 1000,
+        config: RetrievalConfig | None = None,
+        now: datetime | None = None,
+    ) -> MemoryContext:
+        """Build a token-budgeted context of the memories that serve ``query``.
+
+        Long-term layers are searched across every session of the user/agent; the buffer of
+        ``session_id`` (if given) fills the "recent turns" section. ``ctx.tokens`` never
+        exceeds ``budget_tokens``; ``ctx.trace`` explains every candidate kept or cut.
+        """
+        self._check_open()
+        t0 = time.perf_counter()
+        scope = self._scope(user_id, agent_id, session_id)
+        check_text(query, "query")
+        if (
+            not isinstance(budget_tokens, int)
+            or isinstance(budget_tokens, bool)
+            or budget_tokens < 1
+        ):
+            raise ValidationError(
+                f"budget_tokens must be a positive integer (tokens), got {budget_tokens!r}"
+            )
+        if intent is not None and not isinstance(intent, Intent):
+            raise ValidationError(
+                f"intent must be a prism_memory.Intent, got {type(intent).__name__}; "
+                "build one with Intent(step=..., kinds=[...])"
+            )
+        cfg = config or self.config.retrieval
+        cfg_sig = _config_signature(cfg)
+        given_sig = intent.signature() if intent is not None else "-"
+        use_cache = cfg.cache_size > 0 and cfg.cache_ttl_s > 0
+        cached = (
+            self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig)
+            if use_cache
+            else None
+        )
+        if isinstance(cached, MemoryContext):
+            cached.trace.cached = True
+            return cached
+        now = now or utcnow()
+        long_scope = scope.widen(session=True)
+        trace = RecallTrace()
+        resolved = self._resolve_intent(query, intent, long_scope, cfg, now)
+        trace.intent = resolved.model_dump(mode="json")
+        t1 = time.perf_counter()
+        qvec = self._query_vector(query)
+        t2 = time.perf_counter()
+        plan = plan_routes(
+            intent=resolved,
+            config=cfg,
+            dense=qvec,
+            sparse=self.sparse.query(query),
+            base_filter=self.visible_filter(),
+            session_scope=scope if scope.session_id else None,
+            speaker_values=self._known_names(long_scope)[1],
+        )
+        results = self.store.query_routes(long_scope, plan.routes, plan.base_filter)
+        t3 = time.perf_counter()
+        trace.routes = {name: len(hits) for name, hits in results.items()}
+        candidates = fuse(
+            results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None
+        )
+        candidates = _pool(candidates, cfg.pool_size)
+        scored = score_candidates(
+            candidates,
+            qvec,
+            resolved,
+            cfg,
+            now=now,
+            buffer_session=plan.buffer_session,
+            trace=trace,
+        )
+        if cfg.dedup_vectors and scored:
+            vectors = self.store.get_vectors([x.record.id for x in scored], long_scope)
+            for x in scored:
+                vec = vectors.get(x.record.id)
+                x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
+        selected = select(scored, cfg, trace)
+        if cfg.expand_neighbors > 0 and cfg.expand_top > 0:
+            selected = self._expand(
+                selected,
+                candidates,
+                long_scope,
+                plan.base_filter,
+                cfg,
+                qvec,
+                resolved,
+                now,
+                plan.buffer_session,
+                trace,
+            )
+        items, text, tokens = pack(selected, query=query, budget_tokens=budget_tokens, config=cfg)
+        t4 = time.perf_counter()
+        shown = {i.record.id for i in items}
+        for c in trace.candidates:
+            if c.outcome == "candidate":
+                c.outcome = "kept" if c.id in shown else "cut:budget"
+        records = [i.record for i in items]
+        if cfg.llm_compression != "off" and self.llm is not None and items:
+            text, tokens = self._llm_compress(
+                query, resolved, cfg, text, tokens, budget_tokens, trace
+            )
+        trace.timings_ms = {
+            "intent": round((t1 - t0) * 1000, 3),
+            "embed": round((t2 - t1) * 1000, 3),
+            "retrieve": round((t3 - t2) * 1000, 3),
+            "construct": round((t4 - t3) * 1000, 3),
+            "total": round((time.perf_counter() - t0) * 1000, 3),
+        }
+        ctx = MemoryContext(text, records, tokens, budget_tokens, trace, items)
+        if use_cache:
+            self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx)
+        return ctx
+
+    def _llm_compress(
+        self,
+        query: str,
+        intent: Intent,
+        cfg: RetrievalConfig,
+        text: str,
+        tokens: int,
+        budget: int,
+        trace: RecallTrace,
+    ) -> tuple[str, int]:
+        strategy = choose_strategy(cfg.llm_compression, query, intent)
+        inner = text[len(BLOCK_OPEN) : -len(BLOCK_CLOSE)].strip("\n")
+        out = compress_with_llm(self.llm, strategy, query, inner, cfg.llm_timeout_s)
+        if out is None:
+            trace.compression = f"extractive (llm {strategy} failed)"
+            return text, tokens
+        new_text = f"{BLOCK_OPEN}\n{out}\n{BLOCK_CLOSE}"
+        new_tokens = count_tokens(new_text)
+        if new_tokens > budget or "</memories" in out.lower():
+            trace.compression = f"extractive (llm {strategy} output rejected)"
+            return text, tokens
+        trace.compression = f"llm:{strategy}"
+        return new_text, new_tokens
+
+    def _expand(
+        self,
+        selected: list[Scored],
+        pool: Sequence[Candidate],
+        scope: Scope,
+        base_filter: RecordFilter,
+        cfg: RetrievalConfig,
+        qvec: list[float],
+        intent: Intent,
+        now: datetime,
+        buffer_session: str | None,
+        trace: RecallTrace,
+    ) -> list[Scored]:
+        """Add neighbouring turns of short top episodic hits (they need their context)."""
+        have = {s.record.id for s in selected}
+        seen_turns = {_turn_key(s.record) for s in selected}
+        wanted: dict[tuple[str, int], Scored] = {}
+        for s in selected[: cfg.expand_top]:
+            r = s.record
+            turn = r.metadata.get("turn_index")
+            if s.section != "episodic" or not r.session_id or not isinstance(turn, int):
+                continue
+            if count_tokens(r.text) > cfg.expand_max_tokens:
+                continue
+            for d in range(1, cfg.expand_neighbors + 1):
+                for t in (turn - d, turn + d):
+                    key = (r.session_id, t)
+                    if t >= 0 and key not in seen_turns and key not in wanted:
+                        wanted[key] = s
+        if not wanted:
+            return selected
+        routes = []
+        by_session: dict[str, list[int]] = {}
+        for sid, t in wanted:
+            by_session.setdefault(sid, []).append(t)
+        for i, (sid, turns) in enumerate(sorted(by_session.items())):
+            flt = RecordFilter(
+                must=[
+                    Condition("session_id", "eq", sid),
+                    Condition("layer", "any", ["episodic"]),
+                    Condition("metadata.turn_index", "any", sorted(turns)),
+                ]
+            )
+            routes.append(RouteQuery(f"n{i}", "order", None, len(turns) * 2, flt))
+        found = self.store.query_routes(scope, routes, base_filter)
+        extra: list[Candidate] = []
+        parent: dict[str, Scored] = {}
+        pool_ids = {c.id for c in pool}
+        for hits in found.values():
+            for h in hits:
+                turn = (
+                    h.payload.get("session_id"),
+                    (h.payload.get("metadata") or {}).get("turn_index"),
+                )
+                src = wanted.get(turn)  # type: ignore[arg-type]
+                if src is None or h.id in have or h.id in parent:
+                    continue
+                parent[h.id] = src
+                extra.append(Candidate(h.id, h.payload, h.vector, 0.0, {"neighbour": 0}))
+        if not extra:
+            return selected
+        scored = score_candidates(
+            extra, qvec, intent, cfg, now=now, buffer_session=buffer_session, trace=trace
+        )
+        for s in scored:
+            src = parent[s.record.id]
+            s.total = src.total * cfg.expand_weight
+            s.neighbour_of = src.record.id
+            s.trace.scores["total"] = round(s.total, 4)
+            s.trace.outcome = "candidate"
+            if s.record.id not in pool_ids:
+                trace.expanded.append(s.record.id)
+        merged = selected + scored
+        merged.sort(key=lambda s: (-s.total, s.record.id))
+        return merged
+
+    async def arecall(self, query: str, **kwargs: Any) -> MemoryContext:
+        """Async :meth:`recall`."""
+        return await asyncio.to_thread(self.recall, query, **kwargs)
+
+    # -- feedback -----------------------------------------------------------------------
+    def feedback(
+        self,
+        record_ids: Sequence[str],
+        success: bool = True,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, float]:
+        """Tell PRISM whether the recalled records helped; returns ``{id: new utility}``.
+
+        Utility moves toward 1 on success and 0 on failure by a step that shrinks with each
+        feedback (bounded in [0, 1]); recall's score uses it. Ids not in the scope are ignored.
+        """
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        if isinstance(record_ids, str) or not isinstance(record_ids, Sequence):
+            raise ValidationError(
+                "record_ids must be a list of record ids, e.g. [r.id for r in ctx.records]"
+            )
+        if not isinstance(success, bool):
+            raise ValidationError(f"success must be True or False, got {success!r}")
+        cfg = self.config.retrieval
+        out: dict[str, float] = {}
+        with self.scope_lock(scope):
+            records: list[MemoryRecord] = self.store.get([str(i) for i in record_ids], scope)
+            now = utcnow().isoformat()
+            for r in records:
+                n = int(r.metadata.get("feedback_count", 0) or 0)
+                new = updated_utility(
+                    r.utility, success, n, step=cfg.feedback_step, decay=cfg.feedback_decay
+                )
+                meta = {**r.metadata, "feedback_count": n + 1}
+                self.store.set_payload(
+                    [r.id],
+                    scope,
+                    {
+                        "utility": new,
+                        "metadata": meta,
+                        "last_accessed": now,
+                        "access_count": r.access_count + 1,
+                    },
+                )
+                out[r.id] = new
+        if out:
+            self._notify_write(scope)
+        return out
+
+    async def afeedback(
+        self, record_ids: Sequence[str], success: bool = True, **kwargs: Any
+    ) -> dict[str, float]:
+        """Async :meth:`feedback`."""
+        return await asyncio.to_thread(self.feedback, record_ids, success, **kwargs)
+
+
+def _same_owner(key: str, scope: Scope) -> bool:
+    return f"user_id={scope.user_id or ''}" in key.split("|") and (
+        f"agent_id={scope.agent_id or ''}" in key.split("|")
+    )
+
+
+def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:
+    t = r.metadata.get("turn_index")
+    return (r.session_id, t) if r.session_id and isinstance(t, int) else None
+
+
+def _pool(candidates: list[Candidate], size: int) -> list[Candidate]:
+    """The best ``size`` candidates, plus the current session's buffer turns."""
+    head = candidates[:size]
+    extra = [c for c in candidates[size:] if "buffer" in c.ranks]
+    return head + extra
+
+
+def _config_signature(cfg: RetrievalConfig) -> str:
+    blob = cfg.model_dump_json()
+    return hashlib.blake2b(blob.encode(), digest_size=10).hexdigest()

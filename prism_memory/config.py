@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+_ROUTES = ("dense", "bm25", "entity", "speaker", "time", "recent")
 
 
 class _Section(BaseModel):
@@ -95,6 +96,9 @@ class SafetyConfig(_Section):
 class RetrievalConfig(_Section):
     """Every knob of the read path: broad retrieve, then selective construct.
 
+    ``prism bench pareto`` sweeps these on a LoCoMo-format set; the defaults sit on the knee
+    of its recall / tokens / latency frontier.
+
     Example:
         >>> RetrievalConfig(pool_size=96, weights={"semantic": 0.6, "fresh": 0.1})
         ... # doctest: +ELLIPSIS
@@ -102,15 +106,39 @@ class RetrievalConfig(_Section):
     """
 
     pool_size: int = Field(default=64, ge=1, le=1000, description="Candidates kept after fusion.")
-    route_limit: int = Field(default=64, ge=1, le=1000, description="Hits fetched per route.")
+    route_limit: int = Field(
+        default=64, ge=1, le=1000, description="Hits fetched by the dense and BM25 routes."
+    )
+    aux_route_limit: int = Field(
+        default=32, ge=1, le=1000, description="Hits fetched by the entity/speaker/time routes."
+    )
+    entity_max_share: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="Entities tagged on more than this share of a scope's records are too common "
+        "to route on (speakers' own names are routed by the speaker route instead).",
+    )
+    recent_limit: int = Field(default=8, ge=1, le=1000, description="Hits of the recent route.")
+    buffer_turns: int = Field(
+        default=10, ge=0, le=1000, description="Current-session buffer turns considered."
+    )
     routes: list[str] = Field(
-        default_factory=lambda: ["dense", "bm25", "entity", "recent"],
-        description="Routes of the broad retrieve.",
+        default_factory=lambda: ["dense", "bm25", "entity", "speaker", "time", "recent"],
+        description="Routes of the broad retrieve (any of " + ", ".join(_ROUTES) + ").",
     )
     fusion: Literal["rrf", "dbsf"] = "rrf"
     rrf_k: int = Field(default=60, ge=1)
     route_weights: dict[str, float] = Field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.7, "recent": 0.5}
+        default_factory=lambda: {
+            "dense": 1.0,
+            "bm25": 1.0,
+            "entity": 0.7,
+            "speaker": 0.5,
+            "time": 0.7,
+            "recent": 0.5,
+            "buffer": 0.5,
+        }
     )
     weights: dict[str, float] = Field(
         default_factory=lambda: {
@@ -122,21 +150,86 @@ class RetrievalConfig(_Section):
         },
         description="PRISM score weights: semantic, fresh, task, utility, importance.",
     )
+    semantic_mix: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="Share of the fused rank in the semantic part (the rest is the cosine).",
+    )
+    intent_boost: float = Field(
+        default=0.05, ge=0, le=2, description="Score added for fully matching the intent."
+    )
+    confidence_factor: float = Field(
+        default=1.0,
+        ge=0,
+        le=4,
+        description="Score is multiplied by confidence ** this (0 = ignore confidence): a derived "
+        "record must be more relevant than a raw turn to outrank it.",
+    )
     freshness_half_life_days: float = Field(default=30.0, gt=0)
+    min_semantic: float = Field(
+        default=0.15,
+        ge=-1,
+        le=1,
+        description="Cosine below which a candidate found only by the dense route is dropped.",
+    )
+    relative_floor: float = Field(
+        default=0.3, ge=0, le=1, description="Drop candidates scoring below this share of the best."
+    )
     dedup_threshold: float = Field(
-        default=0.92, ge=0, le=1, description="Cosine above which a candidate is a near-duplicate."
+        default=0.9,
+        ge=0,
+        le=1,
+        description="Similarity (cosine, or word-set Jaccard without vectors) above which a "
+        "candidate is a near-duplicate of a better one.",
+    )
+    dedup_vectors: bool = Field(
+        default=False,
+        description="Deduplicate (and MMR) on dense vectors fetched for the pool (one more store "
+        "call); off = word-set overlap, which needs no vectors.",
+    )
+    mmr_lambda: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description="MMR trade-off (1 = rank by score, dedup by threshold).",
     )
     expand_neighbors: int = Field(
-        default=1, ge=0, le=5, description="Neighbouring turns added around an episodic hit."
+        default=0, ge=0, le=5, description="Neighbouring turns fetched around an episodic hit."
     )
-    expand_min_score: float = Field(default=0.5, ge=0, le=1)
+    expand_top: int = Field(
+        default=8, ge=0, le=64, description="Hits whose neighbours are fetched."
+    )
+    expand_max_tokens: int = Field(
+        default=16,
+        ge=0,
+        description="Only hits at most this long are expanded (a short reply needs its context).",
+    )
+    expand_weight: float = Field(
+        default=0.85, ge=0, le=1, description="A neighbour's score as a share of its hit's."
+    )
+    long_item_tokens: int = Field(
+        default=120,
+        ge=1,
+        description="Items longer than this are packed by score per token (a long summary must "
+        "earn its space), shorter ones by score.",
+    )
     compress_sentences: bool = Field(
-        default=True, description="Keep only the sentences of long turns the query needs."
+        default=False,
+        description="Keep only the informative, query-relevant sentences of long turns. Off by "
+        "default: on LoCoMo it raises evidence recall per token but loses answer words "
+        "(see benchmarks/results/locomo-dev.md).",
     )
-    compress_min_tokens: int = Field(default=60, ge=8)
+    compress_min_tokens: int = Field(
+        default=16, ge=8, description="Turns longer than this are compressed."
+    )
+    compress_keep_tokens: int = Field(
+        default=14, ge=4, description="Tokens kept (whole sentences) of a compressed turn."
+    )
     budget_split: dict[str, float] = Field(
-        default_factory=lambda: {"working": 0.15, "semantic": 0.3, "episodic": 0.5, "buffer": 0.05},
-        description="Soft share of the budget per section; unused share flows to the others.",
+        default_factory=lambda: {"working": 0.3, "semantic": 0.4, "episodic": 0.9, "buffer": 0.3},
+        description="Most of the budget a section may take while other sections still have "
+        "candidates that fit (caps, not reservations; the rest is filled by score).",
     )
     strictness: float = Field(
         default=0.0, ge=0, le=1, description="0 = intent fields are soft boosts, 1 = hard filters."
@@ -146,6 +239,12 @@ class RetrievalConfig(_Section):
     )
     cache_ttl_s: float = Field(default=300.0, ge=0)
     cache_size: int = Field(default=256, ge=0)
+    feedback_step: float = Field(
+        default=0.3, gt=0, le=1, description="First utility step of feedback."
+    )
+    feedback_decay: float = Field(
+        default=0.5, ge=0, description="How fast the feedback step shrinks with repeated feedback."
+    )
     llm_compression: Literal[
         "off", "auto", "summarize", "timeline", "causal", "contrast", "dedupe"
     ] = "off"
@@ -154,15 +253,21 @@ class RetrievalConfig(_Section):
 
     @model_validator(mode="after")
     def _check(self) -> RetrievalConfig:
-        unknown = set(self.routes) - {"dense", "bm25", "entity", "recent"}
+        unknown = set(self.routes) - set(_ROUTES)
         if unknown:
             raise ConfigError(
-                f"unknown retrieval routes {sorted(unknown)}; use any of dense, bm25, entity, recent"
+                f"unknown retrieval routes {sorted(unknown)}; use any of {', '.join(_ROUTES)}"
             )
         if not self.routes:
-            raise ConfigError("routes is empty; keep at least one of dense, bm25, entity, recent")
+            raise ConfigError(f"routes is empty; keep at least one of {', '.join(_ROUTES)}")
         if any(w < 0 for w in self.weights.values()):
             raise ConfigError("score weights must be >= 0")
+        unknown_sections = set(self.budget_split) - {"working", "semantic", "episodic", "buffer"}
+        if unknown_sections:
+            raise ConfigError(
+                f"unknown budget_split sections {sorted(unknown_sections)}; use working, "
+                "semantic, episodic, buffer"
+            )
         return self
 
 

@@ -1,0 +1,514 @@
+"""Stage 2 (LazyMem "construct selectively"): score, select, compress, pack into a budget.
+
+Design:
+- Score every candidate with the PRISM objectives (``scoring.py``); the cosine to the query
+  comes from the vectors the broad retrieve already returned (numpy, no refetch).
+- Select: drop expired (``valid_to`` passed), superseded and quarantined records; drop
+  candidates no lexical/entity/task route supports whose cosine is below ``min_semantic`` or
+  whose score is far below the best (``relative_floor``) -- a small store must not pad the
+  context with unrelated memories; drop near-duplicates (cosine above ``dedup_threshold``,
+  optionally MMR re-ranking); flag contradictions (``contradicts`` relations) in trace and text.
+- Compress below the record: a long turn keeps only the sentences that share words with the
+  query (its id, hence its source turn, is kept), joined with an ellipsis.
+- Pack greedily by score into ``budget_tokens``: each section first within its soft share of
+  the budget, then the rest by score; a group's date header is priced once. The exact count
+  of the rendered text is checked at the end and the weakest items dropped until it fits,
+  so ``tokens <= budget`` always holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+
+import numpy as np
+
+from ..config import RetrievalConfig
+from ..records import MemoryRecord, Status, Trust
+from ..tokens import count_tokens
+from .context import CandidateTrace, ContextItem, RecallTrace
+from .fusion import Candidate
+from .intent import Intent
+from .render import (
+    BLOCK_CLOSE,
+    BLOCK_OPEN,
+    SECTION_TITLES,
+    group_key,
+    item_line,
+    render,
+    section_of,
+)
+from .scoring import (
+    ScoreParts,
+    combine,
+    freshness,
+    intent_match,
+    semantic_score,
+    task_relevance,
+)
+
+__all__ = [
+    "Scored",
+    "compress_text",
+    "content_terms",
+    "pack",
+    "score_candidates",
+    "select",
+]
+
+# Generic English function words (not derived from any data set).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "got",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "yes",
+        "yeah",
+        "really",
+        "much",
+        "many",
+        "like",
+        "one",
+        "thing",
+        "things",
+        "well",
+    ]
+)
+_WORD = re.compile(r"[a-z][a-z']+|\d+(?:[.,]\d+)*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)")
+DENSE_ROUTES = frozenset({"dense", "entity", "speaker", "time"})  # scores are cosines
+_ROUTES_WITH_EVIDENCE = frozenset({"bm25", "entity", "speaker", "time", "recent", "buffer"})
+
+
+@lru_cache(maxsize=65536)
+def _root(word: str) -> str:
+    w = word.strip("'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    for suffix in ("ing", "ed", "es", "s", "ly"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)][:6]
+    return w[:6]
+
+
+def content_terms(text: str) -> set[str]:
+    """Roots of the content words of ``text`` (lower-cased, 3+ letters or a number, no stopwords).
+
+    >>> sorted(content_terms("She painted sunrises at the lake"))
+    ['lake', 'paint', 'sunris']
+    """
+    return {
+        w if w[0].isdigit() else _root(w)
+        for w in _WORD.findall(text.lower())
+        if (len(w) >= 3 or w[0].isdigit()) and w not in STOPWORDS
+    }
+
+
+def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bool]:
+    """The informative sentences of ``text``, best for the query first, within ``keep_tokens``.
+
+    Filler sentences (at most two content words: "Wow!", "How are you?") go first; then, if
+    the rest is still over ``keep_tokens``, the sentences sharing the fewest ``terms`` with the
+    query. Kept sentences stay in order, gaps marked with an ellipsis; at least one sentence
+    is kept. Returns ``(text, compressed?)``.
+
+    >>> compress_text("Hi there! I adopted a cat named Tom. It was fun.", {"cat"}, 8)
+    ('I adopted a cat named Tom.', True)
+    """
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    if len(sentences) <= 1:
+        return text, False
+    info = [content_terms(s) for s in sentences]
+    ranked = sorted(
+        range(len(sentences)),
+        key=lambda i: (-sum(len(h) for h in info[i] & terms), -len(info[i]), i),
+    )
+    keep: list[int] = []
+    used = 0
+    for i in ranked:
+        cost = count_tokens(sentences[i]) + 1
+        filler = len(info[i]) <= 2 and not (info[i] & terms)
+        if keep and (filler or used + cost > keep_tokens):
+            continue
+        keep.append(i)
+        used += cost
+    if len(keep) == len(sentences):
+        return text, False
+    keep.sort()
+    parts: list[str] = []
+    for pos, i in enumerate(keep):
+        if pos and i != keep[pos - 1] + 1:
+            parts.append("…")
+        parts.append(sentences[i])
+    return " ".join(parts), True
+
+
+@dataclass
+class Scored:
+    """A candidate with its parsed record and PRISM score."""
+
+    record: MemoryRecord
+    vector: np.ndarray | None
+    cosine: float | None
+    parts: ScoreParts
+    total: float
+    section: str
+    trace: CandidateTrace
+    routes: list[str] = field(default_factory=list)
+    neighbour_of: str | None = None
+
+
+def score_candidates(
+    candidates: Sequence[Candidate],
+    query_vector: Sequence[float],
+    intent: Intent,
+    config: RetrievalConfig,
+    *,
+    now: datetime,
+    buffer_session: str | None,
+    trace: RecallTrace,
+) -> list[Scored]:
+    """Parse and score the fused pool (best first). Records that must not be shown are cut."""
+    if not candidates:
+        return []
+    top = max(c.fused for c in candidates) or 1.0
+    weights = {**config.weights, **intent.weights}
+    out: list[Scored] = []
+    for c in candidates:
+        ct = CandidateTrace(c.id, dict(c.ranks), round(c.fused, 6))
+        trace.candidates.append(ct)
+        record = MemoryRecord.from_payload(c.payload)
+        if record.provenance.trust == Trust.QUARANTINED:
+            ct.outcome = "cut:quarantined"
+            continue
+        if record.status != Status.ACTIVE:
+            ct.outcome = "cut:superseded"
+            continue
+        if record.valid_to is not None and record.valid_to <= now:
+            ct.outcome = "cut:expired"
+            continue
+        vec = np.asarray(c.vector, dtype=np.float32) if c.vector else None
+        dense_scores = [v for r, v in c.route_scores.items() if r in DENSE_ROUTES]
+        cos = max(dense_scores) if dense_scores else None
+        if cos is None and vec is not None and len(query_vector) == vec.shape[0]:
+            cos = float(np.dot(vec, np.asarray(query_vector, dtype=np.float32)))
+        parts = ScoreParts(
+            semantic=semantic_score(c.fused / top, cos, config.semantic_mix),
+            fresh=freshness(record.time, now, config.freshness_half_life_days),
+            task=task_relevance(record, intent),
+            utility=record.utility,
+            importance=record.importance,
+            match=intent_match(record, intent),
+        )
+        total = combine(parts, weights, config.intent_boost)
+        if config.confidence_factor > 0:  # derived records (summaries, rule facts) are less sure
+            total *= record.confidence**config.confidence_factor
+        ct.scores = {**parts.as_dict(), "cosine": round(cos or 0.0, 4), "total": round(total, 4)}
+        section = section_of(record, buffer_session)
+        ct.section = section
+        out.append(Scored(record, vec, cos, parts, total, section, ct, sorted(c.ranks)))
+    out.sort(key=lambda s: (-s.total, s.record.id))
+    return out
+
+
+def select(scored: list[Scored], config: RetrievalConfig, trace: RecallTrace) -> list[Scored]:
+    """Relevance floors, near-duplicate removal (threshold or MMR), contradiction flags."""
+    if not scored:
+        return []
+    best = scored[0].total
+    kept: list[Scored] = []
+    for s in scored:
+        supported = bool(set(s.routes) & _ROUTES_WITH_EVIDENCE) or s.parts.task >= 0.7
+        if s.section == "buffer":
+            pass  # the current session's turns are always eligible for the recent section
+        elif not supported and s.cosine is not None and s.cosine < config.min_semantic:
+            s.trace.outcome = "cut:low_similarity"
+            continue
+        elif s.total < config.min_score or s.total < config.relative_floor * best:
+            s.trace.outcome = "cut:low_score"
+            continue
+        kept.append(s)
+    kept = _dedup(kept, config)
+    ids = {s.record.id: s for s in kept}
+    for s in kept:
+        for rel in s.record.relations:
+            other = ids.get(rel.target_id)
+            if rel.type == "contradicts" and other is not None:
+                s.record.metadata["_conflict"] = True
+                other.record.metadata["_conflict"] = True
+                trace.contradictions.append((s.record.id, other.record.id))
+    return kept
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    small, large = (len(a), len(b)) if len(a) <= len(b) else (len(b), len(a))
+    if small < 0.5 * large:  # Jaccard <= small / large: cannot be a duplicate
+        return small / large
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
+    """Near-duplicate removal: cosine of the vectors when present, else word-set Jaccard."""
+    if len(items) < 2:
+        return items
+    with_vec = all(s.vector is not None for s in items)
+    lam = config.mmr_lambda if with_vec else 1.0
+    mat = np.stack([s.vector for s in items if s.vector is not None]) if with_vec else None
+    terms = [frozenset(content_terms(s.record.text)) for s in items] if not with_vec else []
+    remaining = list(range(len(items)))
+    chosen: list[int] = []
+
+    def sim(i: int, j: int) -> float:
+        if mat is not None:
+            return float(mat[i] @ mat[j])
+        return _jaccard(terms[i], terms[j])
+
+    def sim_to_chosen(i: int) -> float:
+        return max((sim(i, j) for j in chosen), default=0.0)
+
+    while remaining:
+        if lam < 1.0 and chosen:
+            nxt = max(remaining, key=lambda i: lam * items[i].total - (1 - lam) * sim_to_chosen(i))
+        else:
+            nxt = remaining[0]
+        remaining.remove(nxt)
+        dup = next((j for j in chosen if sim(nxt, j) >= config.dedup_threshold), None)
+        if dup is None:
+            chosen.append(nxt)
+            continue
+        # same content twice: keep the copy that costs fewer tokens, at the better score
+        if len(items[nxt].record.text) < len(items[dup].record.text):
+            items[dup].trace.outcome = "cut:duplicate"
+            items[nxt].total = max(items[nxt].total, items[dup].total)
+            chosen[chosen.index(dup)] = nxt
+        else:
+            items[nxt].trace.outcome = "cut:duplicate"
+    return [items[i] for i in chosen]
+
+
+def _shown(s: Scored, terms: set[str], config: RetrievalConfig) -> tuple[str, bool]:
+    text = s.record.text
+    if (
+        config.compress_sentences
+        and s.section in ("episodic", "buffer")
+        and count_tokens(text) > config.compress_min_tokens
+    ):
+        return compress_text(text, terms, config.compress_keep_tokens)
+    return text, False
+
+
+def pack(
+    selected: Sequence[Scored],
+    *,
+    query: str,
+    budget_tokens: int,
+    config: RetrievalConfig,
+    split: Mapping[str, float] | None = None,
+) -> tuple[list[ContextItem], str, int]:
+    """Greedy, section-aware packing into the budget. Returns ``(items, text, tokens)``."""
+    frame = count_tokens(BLOCK_OPEN) + count_tokens(BLOCK_CLOSE) + 1
+    if budget_tokens <= frame or not selected:
+        return [], "", 0
+    terms = content_terms(query)
+    split = split or config.budget_split
+    items: list[ContextItem] = []
+    costs: list[int] = []
+    used = frame
+    used_by_section: dict[str, int] = {}
+    headers: set[str] = set()
+    placed: set[int] = set()
+    candidates = []
+    for s in selected:
+        shown, compressed = _shown(s, terms, config)
+        candidates.append(
+            ContextItem(
+                s.record,
+                s.section,
+                shown,
+                score=s.total,
+                routes=s.routes,
+                compressed=compressed,
+                neighbour_of=s.neighbour_of,
+            )
+        )
+
+    line_tokens = [count_tokens(item_line(item)) + 1 for item in candidates]
+
+    def cost_of(idx: int, item: ContextItem) -> tuple[int, list[str]]:
+        new_headers = []
+        extra = 0
+        if item.section not in headers:
+            new_headers.append(item.section)
+            extra += count_tokens(SECTION_TITLES[item.section]) + 1
+        key = group_key(item)
+        if key is not None and ("g:" + key) not in headers:
+            new_headers.append("g:" + key)
+            extra += count_tokens(f"[{key}]") + 1
+        return line_tokens[idx] + extra, new_headers
+
+    # recall per token: an item longer than ``long_item_tokens`` competes at a reduced priority
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: -candidates[i].score * min(1.0, config.long_item_tokens / line_tokens[i]),
+    )
+    for capped in (True, False):
+        for idx in order:
+            item = candidates[idx]
+            if idx in placed:
+                continue
+            cost, new_headers = cost_of(idx, item)
+            if used + cost > budget_tokens:
+                continue
+            if capped:
+                cap = split.get(item.section, 0.0) * budget_tokens
+                if used_by_section.get(item.section, 0) + cost > cap:
+                    continue
+            placed.add(idx)
+            items.append(item)
+            costs.append(cost)
+            headers.update(new_headers)
+            used += cost
+            used_by_section[item.section] = used_by_section.get(item.section, 0) + cost
+    text = render(items)
+    tokens = count_tokens(text)
+    while items and tokens > budget_tokens:  # estimate was off by a merge: drop the weakest
+        weakest = min(range(len(items)), key=lambda i: items[i].score)
+        items.pop(weakest)
+        text = render(items)
+        tokens = count_tokens(text)
+    if not items:
+        return [], "", 0
+    return items, text, tokens

@@ -1,0 +1,140 @@
+"""Stage 1 (LazyMem "retrieve broadly"): the routes of one batched store query.
+
+Design:
+- Hard filters only for what must hold: scope (the store adds it), current records
+  (``status=active``: supersession closes a record), trust (quarantined never returned), and
+  the intent's fields only when ``strictness`` >= 0.5. Everything else is a soft signal.
+- Routes, all sent in one ``query_routes`` call: ``dense`` and ``bm25`` over the scope;
+  ``entity`` (dense restricted to records tagged with the query's entities); ``speaker``
+  (dense restricted to the speakers named in the query); ``time`` (dense restricted to the
+  query's time range); ``recent`` (newest first, in the intent's task when it has one; only
+  when the query asks for the latest state or names a task); ``buffer`` (the current
+  session's raw turns, for the recent section).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..config import RetrievalConfig
+from ..records import Layer, Scope
+from ..sparse import SparseVec
+from ..stores.base import RouteQuery
+from ..stores.filters import Condition, RecordFilter
+from .intent import Intent
+
+__all__ = ["RoutePlan", "plan_routes", "strict_filter"]
+
+STRICT_AT = 0.5
+
+
+def _iso(value: object) -> str:
+    from ..stores.filters import _to_iso
+
+    return _to_iso(value, "event_time")
+
+
+def strict_filter(intent: Intent, strictness: float) -> RecordFilter:
+    """The intent's fields as hard filters when ``strictness`` >= 0.5, else nothing.
+
+    Kinds, layers and the time range become filters at 0.5; entities only at 1.0, because
+    entity tags are sparse (an untagged record about the hotel would otherwise vanish).
+    """
+    flt = RecordFilter()
+    if strictness < STRICT_AT:
+        return flt
+    if intent.kinds:
+        flt.must.append(Condition("kind", "any", [k.value for k in intent.kinds]))
+    if intent.layers:
+        flt.must.append(Condition("layer", "any", [x.value for x in intent.layers]))
+    if intent.entities and strictness >= 1.0:  # tags are sparse: only at full strictness
+        flt.must.append(Condition("entity_keys", "any", list(intent.entities)))
+    if intent.time_range is not None:
+        lo, hi = intent.time_range
+        rng = {}
+        if lo is not None:
+            rng["gte"] = _iso(lo)
+        if hi is not None:
+            rng["lt"] = _iso(hi)
+        if rng:
+            flt.must.append(Condition("event_time", "range", rng))
+    return flt
+
+
+@dataclass
+class RoutePlan:
+    """The routes to run and the base filter ANDed into each."""
+
+    routes: list[RouteQuery]
+    base_filter: RecordFilter
+    buffer_session: str | None = None
+
+
+def plan_routes(
+    *,
+    intent: Intent,
+    config: RetrievalConfig,
+    dense: list[float],
+    sparse: SparseVec,
+    base_filter: RecordFilter,
+    session_scope: Scope | None,
+    speaker_values: Mapping[str, Sequence[str]],
+) -> RoutePlan:
+    """Build the route list for one recall."""
+    strictness = config.strictness if intent.strictness is None else intent.strictness
+    flt = base_filter & strict_filter(intent, strictness)
+    enabled = set(config.routes)
+    limit = config.route_limit
+    routes: list[RouteQuery] = []
+    if "dense" in enabled:
+        routes.append(RouteQuery("dense", "dense", dense, limit))
+    if "bm25" in enabled and sparse:
+        routes.append(RouteQuery("bm25", "bm25", sparse, limit))
+    if "entity" in enabled and intent.entities:
+        routes.append(
+            RouteQuery(
+                "entity",
+                "dense",
+                dense,
+                config.aux_route_limit,
+                RecordFilter.any_of("entity_keys", list(intent.entities)),
+            )
+        )
+    if "speaker" in enabled and intent.speakers:
+        values = sorted({v for s in intent.speakers for v in speaker_values.get(s, [s])})
+        routes.append(
+            RouteQuery(
+                "speaker",
+                "dense",
+                dense,
+                config.aux_route_limit,
+                RecordFilter.any_of("speaker", values),
+            )
+        )
+    if "time" in enabled and intent.time_range is not None and strictness < STRICT_AT:
+        time_flt = strict_filter(
+            Intent(time_range=intent.time_range), STRICT_AT
+        )  # the range alone, as a route filter
+        routes.append(RouteQuery("time", "dense", dense, config.aux_route_limit, time_flt))
+    if "recent" in enabled and (intent.recency or intent.task_id):
+        recent_flt = RecordFilter.eq("task_id", intent.task_id) if intent.task_id else None
+        routes.append(RouteQuery("recent", "order", None, config.recent_limit, recent_flt))
+    buffer_session = None
+    if session_scope is not None and session_scope.session_id and config.buffer_turns > 0:
+        buffer_session = session_scope.session_id
+        routes.append(
+            RouteQuery(
+                "buffer",
+                "order",
+                None,
+                config.buffer_turns,
+                RecordFilter(
+                    must=[
+                        Condition("layer", "eq", Layer.BUFFER.value),
+                        Condition("session_id", "eq", buffer_session),
+                    ]
+                ),
+            )
+        )
+    return RoutePlan(routes, flt, buffer_session)
