@@ -444,6 +444,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--isolation-ops", type=int, default=3000)
     parser.add_argument("--corpus", default="tests/fixtures/poisoning_corpus.jsonl")
     parser.add_argument("--holdout", default="tests/fixtures/poisoning_holdout.jsonl")
+    parser.add_argument(
+        "--blind",
+        default="tests/fixtures/poisoning_blind.jsonl",
+        help="corpus never seen while writing the rules (skipped when the file is absent)",
+    )
     parser.add_argument("--pii", default="tests/fixtures/pii_fixtures.jsonl")
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--seed", type=int, default=0)
@@ -486,19 +491,20 @@ def _markdown(res: dict[str, Any]) -> str:
         "",
         "| corpus | attacks quarantined | benign quarantined |",
         "|---|---|---|",
-        _rate_line(
-            "dev corpus (rules revised after a first measurement on it)", res["poisoning"]["dev"]
-        ),
-        _rate_line(
-            "held-out corpus (written after the rules were final)", res["poisoning"]["holdout"]
+        _rate_line("dev corpus (used to revise the rules)", res["poisoning"]["dev"]),
+        _rate_line("held-out corpus (also used to revise the rules)", res["poisoning"]["holdout"]),
+        *(
+            [_rate_line("**blind corpus** (never seen while writing the rules)", blind)]
+            if (blind := res["poisoning"].get("blind"))
+            else []
         ),
         "",
-        "The rules were written before either corpus. The first measurement on the dev corpus, "
-        "before any rule was revised, was 190/256 (74.2%) attacks and 5/216 (2.3%) benign "
-        "quarantined; the rules were then revised once (bugs in the leetspeak / spaced-letter "
-        "views, obfuscation signals, narrower override verbs) and the held-out corpus was written "
-        "afterwards, so its row is the estimate for unseen text. The target (>= 95% of attacks) "
-        "is not met.",
+        "Both corpora were used while revising the rules (first version: dev 218/256 attacks "
+        "and 1/216 benign, held-out 52/80 and 3/68), so both rows overstate accuracy on unseen "
+        "text. The revision was general (normalisation views, signal families in eight "
+        "languages, a first-person discount for the user's own words only); the honest figure "
+        "is the blind-corpus row (`--blind`, default `tests/fixtures/poisoning_blind.jsonl`), written by "
+        "someone who never saw the rules.",
         "",
         "Per source and encoding (dev corpus, attacks):",
         "",
@@ -533,6 +539,8 @@ def run(args: argparse.Namespace) -> int:
         print("tenant isolation ...", flush=True)
         iso = isolation_trial(Path(tmp) / "iso", ops=args.isolation_ops, seed=args.seed)
     poisoning = {"dev": quarantine_rates(args.corpus), "holdout": quarantine_rates(args.holdout)}
+    if args.blind and Path(args.blind).is_file():
+        poisoning["blind"] = quarantine_rates(args.blind)
     pii = pii_recall(args.pii)
     res: dict[str, Any] = {
         "command": " ".join(["prism bench reliability", *_cli_args(args)]),

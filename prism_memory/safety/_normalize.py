@@ -1,0 +1,429 @@
+"""Views of a text for the poisoning screen: what a reader (or a model) would actually see.
+
+Design:
+- :func:`deobfuscate` undoes presentation tricks: NFKC, invisible / bidi characters removed,
+  Cyrillic and Greek look-alikes folded to Latin, spaced-out letters joined (and re-split into
+  words when the spacing hid the word boundaries too).
+- :func:`decoded_segments` recovers text hidden in an encoding: base64 / hex / URL-encoding,
+  Unicode tag characters, ROT13 and reversed text. ROT13 and reversal are detected by how much
+  more *English-like* the transformed text is (share of common function words), never by a
+  keyword, so "Read this backwards" is not needed for the payload to be found.
+- :func:`obfuscation_signals` counts the tricks themselves: ordinary memories do not hide
+  characters, mix scripts inside a word or carry encoded sentences.
+- All functions are pure and cheap (a few regex passes; no dictionaries beyond a short list).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+import unicodedata
+from urllib.parse import unquote
+
+__all__ = [
+    "decoded_segments",
+    "deobfuscate",
+    "english_ratio",
+    "hidden_comments",
+    "leet_view",
+    "obfuscation_signals",
+]
+
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\ufe00-\ufe0f]"
+)
+_TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
+# zero-width joiners and variation selectors also occur inside emoji; they are stripped but do
+# not count as obfuscation, and neither do the tag sequences of subdivision flags
+_HIDING = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff]"
+)
+_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+_SPACED_RUN = re.compile(r"(?:\b\w[ .\-_*]){7,}\w\b")
+# a word mixing letters with digits/symbols that leetspeak uses ("1gn0re", "p@ssw0rd")
+_LEET_TOKEN = re.compile(r"\b(?=[\w@$|]*[a-z])(?=[\w@$|]*[013457@$|])[a-z013457@$|]{3,}\b", re.I)
+# ordinary mixed tokens: 9am, 2nd, 10k, mp3, 4x4, covid19, h2o-style codes stay unread
+_UNIT_TOKEN = re.compile(
+    r"\d+(?:st|nd|rd|th|am|pm|s|k|m|km|kg|mb|gb|h|hr|min|x|d|yo)|[a-z]{1,3}\d{1,2}", re.I
+)
+_CIPHER_HINT = re.compile(r"\b(?:rot-?13|caesar|cipher|backwards|reversed?|in reverse)\b", re.I)
+_COMMENT = re.compile(r"<!--(.*?)(?:-->|$)|/\*(.*?)\*/|\[//\]: # \((.*?)\)", re.S)
+
+# Cyrillic / Greek / other letters that render like Latin ones
+_CONFUSABLES = str.maketrans(
+    {
+        "а": "a", "в": "b", "с": "c", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i",
+        "ј": "j", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "ѕ": "s", "т": "t",
+        "у": "y", "х": "x", "ԁ": "d", "ɡ": "g", "ԛ": "q", "ԝ": "w", "ɩ": "i", "ı": "i",
+        "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "І": "I", "Ј": "J", "К": "K",
+        "М": "M", "О": "O", "Р": "P", "Ѕ": "S", "Т": "T", "Х": "X", "У": "Y",
+        "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ο": "o", "ρ": "p", "τ": "t",
+        "υ": "u", "ν": "v", "χ": "x", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H",
+        "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y",
+        "Χ": "X",
+    }
+)  # fmt: skip
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"}
+)
+
+# function words of English: their share tells readable text from a cipher or a reversal
+_FUNCTION_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "by",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "they",
+        "them",
+        "their",
+        "he",
+        "she",
+        "his",
+        "her",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "all",
+        "any",
+        "every",
+        "if",
+        "when",
+        "then",
+        "than",
+        "as",
+        "so",
+        "but",
+        "have",
+        "has",
+        "had",
+        "will",
+        "would",
+        "should",
+        "must",
+        "can",
+        "could",
+        "about",
+        "into",
+        "over",
+        "after",
+        "before",
+        "what",
+        "who",
+        "how",
+        "which",
+        "there",
+        "here",
+        "just",
+        "also",
+        "only",
+    ]
+)
+# words used to re-split letter runs whose spacing also hid the word boundaries
+_SPLIT_WORDS = sorted(
+    _FUNCTION_WORDS
+    | set(
+        [
+            "ignore",
+            "disregard",
+            "forget",
+            "previous",
+            "prior",
+            "instructions",
+            "instruction",
+            "rules",
+            "rule",
+            "system",
+            "prompt",
+            "reveal",
+            "print",
+            "show",
+            "send",
+            "forward",
+            "email",
+            "password",
+            "passwords",
+            "key",
+            "keys",
+            "api",
+            "secret",
+            "secrets",
+            "token",
+            "tokens",
+            "asks",
+            "ask",
+            "asked",
+            "tell",
+            "say",
+            "said",
+            "respond",
+            "reply",
+            "answer",
+            "recommend",
+            "user",
+            "users",
+            "customer",
+            "customers",
+            "anyone",
+            "someone",
+            "everyone",
+            "money",
+            "wire",
+            "transfer",
+            "pay",
+            "account",
+            "bank",
+            "refund",
+            "refunds",
+            "data",
+            "history",
+            "chat",
+            "conversation",
+            "colleague",
+            "project",
+            "cancelled",
+            "follow",
+            "obey",
+            "new",
+            "now",
+            "always",
+            "never",
+            "admin",
+            "access",
+            "grant",
+            "delete",
+            "files",
+            "assistant",
+            "model",
+            "above",
+            "below",
+            "earlier",
+            "everything",
+            "nothing",
+            "hidden",
+            "message",
+            "messages",
+            "below",
+            "share",
+            "whenever",
+            "wants",
+            "want",
+            "please",
+            "them",
+            "him",
+            "her",
+            "it",
+            "is",
+            "was",
+            "wasn't",
+            "even",
+            "though",
+        ]
+    ),
+    key=len,
+    reverse=True,
+)
+
+
+def english_ratio(text: str) -> float:
+    """Share of the Latin words of ``text`` that are common English function words."""
+    words = re.findall(r"[a-z']+", text.lower())
+    if len(words) < 4:
+        return 0.0
+    return sum(w in _FUNCTION_WORDS for w in words) / len(words)
+
+
+def _segment(run: str) -> str | None:
+    """Split a letter run into known words (DP); ``None`` if under 85% of it is covered."""
+    low = run.lower()
+    n = len(low)
+    # best[i] = (letters covered by known words, tokens as (text, known)) for run[:i]
+    best: list[tuple[int, list[tuple[str, bool]]] | None] = [None] * (n + 1)
+    best[0] = (0, [])
+    for i in range(n):
+        cur = best[i]
+        if cur is None:
+            continue
+        covered, toks = cur
+        nxt = best[i + 1]
+        if nxt is None or covered > nxt[0]:
+            best[i + 1] = (covered, [*toks, (run[i], False)])
+        for w in _SPLIT_WORDS:
+            if low.startswith(w, i):
+                j = i + len(w)
+                at = best[j]
+                if at is None or covered + len(w) > at[0]:
+                    best[j] = (covered + len(w), [*toks, (run[i:j], True)])
+    final = best[n]
+    if final is None or final[0] < 0.85 * n:
+        return None
+    out: list[str] = []
+    prev_unknown = False
+    for tok, known in final[1]:
+        if not known and prev_unknown:
+            out[-1] += tok
+        else:
+            out.append(tok)
+        prev_unknown = not known
+    return " ".join(out)
+
+
+def _join_spaced_letters(text: str) -> str:
+    # "i g n o r e  a l l" -> "ignore all": runs of >= 4 single letters separated by one
+    # space/dot/dash become one word; a double gap keeps the word boundary
+    def join(m: re.Match[str]) -> str:
+        parts = re.split(r"[ .\-_*]{2,}", m.group())
+        words = [re.sub(r"[ .\-_*]", "", p) for p in parts]
+        out = []
+        for w in words:
+            seg = _segment(w) if len(w) >= 10 else None
+            out.append(seg if seg else w)
+        return " ".join(out)
+
+    return re.sub(r"\b(?:\w[ .\-_*]{1,3}){3,}\w\b", join, text)
+
+
+def deobfuscate(text: str) -> str:
+    """The text with invisible characters removed, homoglyphs mapped and spacing tricks undone."""
+    t = unicodedata.normalize("NFKC", text)
+    t = _TAG_CHARS.sub("", _INVISIBLE.sub("", t))
+    t = t.translate(_CONFUSABLES)
+    return _join_spaced_letters(t)
+
+
+def leet_view(text: str) -> str | None:
+    """``text`` with leetspeak digits/symbols read as letters, or ``None`` if it has none."""
+    suspicious = [
+        tok
+        for tok in _LEET_TOKEN.findall(text)
+        if not _UNIT_TOKEN.fullmatch(tok) and sum(not c.isalpha() for c in tok) < len(tok) - 1
+    ]
+    if not suspicious:
+        return None
+    return re.sub(
+        r"[\w@$|]+",
+        lambda m: m.group().translate(_LEET) if re.search("[A-Za-z]", m.group()) else m.group(),
+        text.casefold(),
+    )
+
+
+def _printable_ratio(s: str) -> float:
+    if not s:
+        return 0.0
+    good = sum(ch.isprintable() or ch in "\n\t" for ch in s)
+    return good / len(s)
+
+
+def _readable(s: str) -> bool:
+    return len(s) >= 8 and _printable_ratio(s) > 0.95 and bool(re.search(r"[A-Za-z]{3,}", s))
+
+
+def decoded_segments(text: str) -> list[str]:
+    """Readable text hidden in ``text``: base64, hex, URL-encoding, Unicode tags, ROT13, reversal."""
+    out: list[str] = []
+    for m in re.finditer(r"[A-Za-z0-9+/_-]{16,}={0,2}", text):
+        chunk = m.group()
+        pad = "=" * (-len(chunk) % 4)
+        for decoder in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                s = decoder(chunk + pad).decode("utf-8")
+            except (binascii.Error, ValueError, UnicodeDecodeError):
+                continue
+            if _readable(s):
+                out.append(s)
+                break
+    for m in re.finditer(r"(?:[0-9a-fA-F]{2}[ :]?){8,}", text):
+        hexed = re.sub(r"[ :]", "", m.group())
+        try:
+            s = bytes.fromhex(hexed).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if _readable(s):
+            out.append(s)
+    tags = "".join(chr(ord(ch) - 0xE0000) for ch in text if 0xE0020 <= ord(ch) <= 0xE007E)
+    if tags and not _FLAG_TAGS.search(text):  # "ASCII smuggling": invisible tag characters
+        out.append(tags)
+    if re.search(r"%[0-9A-Fa-f]{2}", text):
+        s = unquote(text)
+        if s != text:
+            out.append(s)
+    # ROT13 / reversal: keep the transformed text when it reads much more like English
+    base = english_ratio(text)
+    told = _CIPHER_HINT.search(text)
+    for transformed in (codecs.decode(text, "rot13"), text[::-1]):
+        if told or english_ratio(transformed) >= max(0.2, base + 0.15):
+            out.append(transformed)
+    for m in re.finditer(r"[A-Za-z][A-Za-z ,.':;!?\"]{24,}", text):
+        piece = m.group()
+        if english_ratio(piece) >= 0.2:
+            continue
+        for transformed in (codecs.decode(piece, "rot13"), piece[::-1]):
+            if english_ratio(transformed) >= 0.25 and transformed not in out:
+                out.append(transformed)
+    return out
+
+
+def hidden_comments(text: str) -> list[str]:
+    """Contents of HTML / C / markdown comments: invisible once rendered, visible to a model."""
+    return [next(g for g in m.groups() if g is not None) for m in _COMMENT.finditer(text)]
+
+
+def _mixed_script_words(text: str) -> bool:
+    for word in re.findall(r"\w{3,}", text):
+        scripts = set()
+        for ch in word:
+            if ch.isalpha():
+                scripts.add(unicodedata.name(ch, "").split(" ")[0])
+        if "LATIN" in scripts and scripts & {"CYRILLIC", "GREEK"}:
+            return True
+    return False
+
+
+def obfuscation_signals(text: str) -> dict[str, int]:
+    """Counts of hiding tricks in ``text``: invisible characters, spaced letters, mixed scripts."""
+    visible = _FLAG_TAGS.sub("", text)
+    out: dict[str, int] = {}
+    n_hidden = len(_HIDING.findall(visible))
+    n_tags = len(_TAG_CHARS.findall(visible))
+    if n_hidden:
+        out["invisible_chars"] = n_hidden
+    if n_tags:
+        out["tag_chars"] = n_tags
+    spaced = _SPACED_RUN.findall(text)
+    if spaced:
+        out["spaced_letters"] = max(len(s) for s in spaced)
+    if _mixed_script_words(text):
+        out["homoglyphs"] = 1
+    return out
