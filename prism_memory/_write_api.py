@@ -7,6 +7,9 @@ Design:
   layer (a payload update: each turn is embedded exactly once).
 - LLM extraction and consolidation are "heavy steps": with ``Memory(background=True)`` they run
   on a worker thread and ``remember`` returns once the turns are durable; ``flush()`` waits.
+- Same input, same records: ids are derived from content, scope and position (never from the
+  clock or a random source), and a background consolidation is given the turns it covers when
+  it is scheduled (claimed until it has run), so the worker's timing changes nothing stored.
 - Async methods are ``asyncio.to_thread`` shells over the sync ones.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -66,6 +70,8 @@ class WriteAPI(MemoryCore):
             BackgroundWorker(on_error=self._background_error) if self.background else None
         )
         self._turns_since_consolidation: dict[str, int] = {}
+        self._claimed: set[str] = set()  # turns a scheduled background consolidation covers
+        self._claim_lock = threading.Lock()
         self.background_errors: list[str] = []
 
     # -- scopes ---------------------------------------------------------------------------
@@ -233,11 +239,31 @@ class WriteAPI(MemoryCore):
             count = self._turns_since_consolidation.get(wide.key(), 0) + len(records)
             self._turns_since_consolidation[wide.key()] = 0 if count >= every else count
             if count >= every:
-                if self._worker is not None:
-                    self._worker.submit(lambda: self._consolidate_scope(wide))
-                else:
-                    result.extend(self._consolidate_scope(wide))
+                result.extend(self._schedule_consolidation(wide))
         return result
+
+    def _schedule_consolidation(self, scope: Scope) -> RememberResult:
+        """Consolidate now, or select the turns now and summarise them on the worker."""
+        if self._worker is None:
+            return self._consolidate_scope(scope)
+        from .lifecycle.consolidate import consolidate_turns, select_turns
+
+        with self._claim_lock:
+            turns = select_turns(self, scope, exclude=self._claimed)
+            ids = [t.id for session in turns.values() for t in session]
+            self._claimed.update(ids)
+        if not ids:
+            return RememberResult()
+
+        def job() -> None:
+            try:
+                consolidate_turns(self, scope, turns)
+            finally:  # the turns are marked consolidated (or the job failed): release them
+                with self._claim_lock:
+                    self._claimed.difference_update(ids)
+
+        self._worker.submit(job)
+        return RememberResult()
 
     # -- buffer and history ---------------------------------------------------------------
     def buffer(
@@ -305,11 +331,7 @@ class WriteAPI(MemoryCore):
             self.config.lifecycle.consolidate_on_session_end if consolidate is None else consolidate
         )
         if run:
-            wide = scope.widen(session=True)
-            if self._worker is not None:
-                self._worker.submit(lambda: self._consolidate_scope(wide))
-            else:
-                result.extend(self._consolidate_scope(wide))
+            result.extend(self._schedule_consolidation(scope.widen(session=True)))
         return result
 
     # -- schemas --------------------------------------------------------------------------
@@ -428,9 +450,11 @@ class WriteAPI(MemoryCore):
         return self._consolidate_scope(scope, reflect=reflect)
 
     def _consolidate_scope(self, scope: Scope, reflect: bool | None = None) -> RememberResult:
-        from .lifecycle.consolidate import consolidate_scope
+        from .lifecycle.consolidate import consolidate_turns, select_turns
 
-        return consolidate_scope(self, scope, reflect=reflect)
+        with self._claim_lock:  # turns a scheduled background run covers are left to it
+            turns = select_turns(self, scope, exclude=self._claimed)
+        return consolidate_turns(self, scope, turns, reflect=reflect)
 
     def forget(
         self,
@@ -468,25 +492,35 @@ class WriteAPI(MemoryCore):
 
     def touch(
         self,
-        record_ids: Sequence[str],
+        records: Sequence[str | MemoryRecord],
         *,
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        now: datetime | None = None,
     ) -> int:
-        """Record an access (``last_accessed``, ``access_count``) for decay; returns how many."""
+        """Record an access (``last_accessed``, ``access_count``) for decay; returns how many.
+
+        The read path calls this with the records it returned (``m.touch(ctx.records, ...)``):
+        payload updates only, no re-embedding, no read when records (not ids) are given, and
+        one ``set_payload`` per distinct new count — typically one store call per recall.
+        Like recall, it covers all sessions of the user/agent; records and ids outside that
+        scope are ignored.
+        """
         from .lifecycle.decay import record_access
 
         self._check_open()
-        scope = self._scope(user_id, agent_id, session_id)
-        if not isinstance(record_ids, (list, tuple, set)) or not all(
-            isinstance(i, str) for i in record_ids
+        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        if not isinstance(records, (list, tuple, set)) or not all(
+            isinstance(i, (str, MemoryRecord)) for i in records
         ):
             raise ValidationError(
-                f"record_ids must be a list of id strings, got {type(record_ids).__name__}; "
-                "pass e.g. [record.id]"
+                f"records must be a list of records or id strings, got "
+                f"{type(records).__name__}; pass e.g. ctx.records or [record.id]"
             )
-        return record_access(self.store, scope, list(record_ids))
+        if now is not None and not isinstance(now, datetime):
+            raise ValidationError(f"now must be a datetime, got {type(now).__name__}")
+        return record_access(self.store, scope, list(records), now=now)
 
     def delete_all(
         self,

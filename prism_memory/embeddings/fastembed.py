@@ -7,7 +7,9 @@ loaded with ``specific_model_path=``, so nothing is ever downloaded. Other faste
 names are passed through (fastembed's own cache/download rules apply to them).
 
 Throughput: the cost is padding, so texts are sorted by length and embedded in small batches,
-then put back in input order. The model loads on first use, not at construction.
+then put back in input order. The batches are cut where the padding they save is worth an extra
+model call (:func:`plan_batches`): a dozen turns of mixed length become two or three tight
+batches instead of one padded to the longest. The model loads on first use, not at construction.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from ..config import DEFAULT_EMBEDDING_MODEL
 from ..errors import ConfigError
 
-__all__ = ["FastEmbedEmbedder", "offline_model_available"]
+__all__ = ["FastEmbedEmbedder", "offline_model_available", "plan_batches"]
 
 log = logging.getLogger("prism_memory")
 
@@ -177,9 +179,38 @@ class FastEmbedEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[list[float]] = [[] for _ in texts]
         sorted_texts = [texts[i] for i in order]
-        for pos, vec in zip(order, model.embed(sorted_texts, batch_size=self._batch_size)):
-            out[pos] = vec.tolist()
+        for start, end in plan_batches([len(t) for t in sorted_texts], self._batch_size):
+            chunk = sorted_texts[start:end]
+            for pos, vec in zip(order[start:end], model.embed(chunk, batch_size=len(chunk))):
+                out[pos] = vec.tolist()
         return out
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+def plan_batches(lengths: list[int], max_batch: int, call_cost: int = 128) -> list[tuple[int, int]]:
+    """Cut ascending ``lengths`` into ``[start, end)`` batches of at most ``max_batch`` that
+    minimise the padded size (``batch size x longest``) plus ``call_cost`` per model call.
+
+    Exact dynamic programming, O(len x max_batch); lengths are characters (a proxy for tokens).
+
+    >>> plan_batches([10, 11, 12, 200, 210], max_batch=16)
+    [(0, 3), (3, 5)]
+    >>> plan_batches([50] * 20, max_batch=16)
+    [(0, 4), (4, 20)]
+    """
+    n = len(lengths)
+    best = [0.0] + [float("inf")] * n
+    cut = [0] * (n + 1)
+    for end in range(1, n + 1):
+        for start in range(max(0, end - max(1, max_batch)), end):
+            cost = best[start] + (end - start) * lengths[end - 1] + call_cost
+            if cost < best[end]:
+                best[end], cut[end] = cost, start
+    batches: list[tuple[int, int]] = []
+    end = n
+    while end > 0:
+        batches.append((cut[end], end))
+        end = cut[end]
+    return batches[::-1]

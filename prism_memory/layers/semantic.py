@@ -5,7 +5,8 @@ Design:
   so "is there already a record for this key?" is one ``get`` by id — inside the scope lock that
   makes check-and-write atomic; concurrent or retried writes of one fact leave one record.
 - Superseding keeps history: the old version is copied (with its vector, not re-embedded) to a
-  version id with ``status=superseded``, ``valid_to`` closed and a ``contradicts`` link to the
+  version id (the key's id + its version number ``metadata["version"]``, never a clock reading,
+  so the same writes give the same ids) with ``status=superseded``, ``valid_to`` closed and a ``contradicts`` link to the
   current id; the new version takes the current id and links ``supersedes`` to the copy.
 - Keyless schemas (events) are deduplicated by content. Extracted events live in the episodic
   layer, facts/preferences/persons in the semantic layer; all are scoped without ``session_id``.
@@ -51,6 +52,12 @@ MAX_SOURCE_IDS = 64
 def key_record_id(scope: Scope, spec: SchemaSpec, key: str) -> str:
     layer = Layer.EPISODIC if spec.kind == Kind.EVENT else Layer.SEMANTIC
     return make_record_id(scope, layer, f"key:{key}")
+
+
+def _version(record: MemoryRecord) -> int:
+    """The version number of a keyed record (1 for its first value)."""
+    value = record.metadata.get("version")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
 def _source_ids(turn: MemoryRecord) -> list[str]:
@@ -137,6 +144,7 @@ class SemanticWriter:
         The caller holds ``scope_lock(scope)`` and writes the returned records.
         """
         pending: dict[str, MemoryRecord] = {}
+        keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
         for cand in candidates:
             try:
                 spec = self.m.schemas.get(cand.schema)
@@ -144,11 +152,16 @@ class SemanticWriter:
                 key = spec.key_string(fields)
                 if key is None:
                     key = spec.name + "|" + spec.text(fields)
-                rid = key_record_id(scope, spec, key)
-                current = pending.get(rid)
-                if current is None:
-                    found = self.m.store.get([rid], scope)
-                    current = found[0] if found else None
+            except PrismError as exc:
+                log.info("candidate %s dropped: %s", cand.schema, exc)
+                continue
+            keyed.append((cand, spec, fields, key, key_record_id(scope, spec, key)))
+        # every stored current value the batch may merge with, in one read
+        rids = list(dict.fromkeys(rid for *_, rid in keyed))
+        stored = {r.id: r for r in self.m.store.get(rids, scope)} if rids else {}
+        for cand, spec, fields, key, rid in keyed:
+            current = pending.get(rid) or stored.get(rid)
+            try:
                 new = self._record(spec, fields, cand, scope, rid, key)
             except PrismError as exc:
                 log.info("candidate %s dropped: %s", cand.schema, exc)
@@ -186,7 +199,9 @@ class SemanticWriter:
                 dict.fromkeys(current.provenance.source_ids + cand.source_ids)
             )[-MAX_SOURCE_IDS:]
             new.entities = list({e.key: e for e in current.entities + new.entities}.values())
+            version = _version(current)
             if outcome.action == "update":
+                new.metadata["version"] = version
                 new.created_at = current.created_at
                 new.valid_from = current.valid_from
                 new.relations = current.relations
@@ -199,6 +214,7 @@ class SemanticWriter:
                 old_copy = self._supersede(
                     current, rid, scope, new.valid_from or utcnow(), rid in pending
                 )
+                new.metadata["version"] = version + 1
                 new.relations = [
                     *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
                     Relation(type="supersedes", target_id=old_copy.id),
@@ -214,7 +230,7 @@ class SemanticWriter:
         self, current: MemoryRecord, rid: str, scope: Scope, when: datetime, in_batch: bool
     ) -> MemoryRecord:
         """Keep the current version under a version id, closed and linked to its successor."""
-        version = f"{rid}#{current.updated_at.timestamp()}"
+        version = f"{rid}#v{_version(current)}"
         copy = current.model_copy(deep=True)
         copy.id = make_record_id(scope, current.layer, version)
         copy.status = Status.SUPERSEDED

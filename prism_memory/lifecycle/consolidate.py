@@ -10,17 +10,21 @@ Design:
   the extractive text as the fallback. Optional reflection asks the model for insights over the
   new summaries and writes ``reflection`` records.
 - Turns are marked (``consolidated_at`` payload) so a second run does no work: idempotent.
+- Selecting the turns (:func:`select_turns`) and summarising them (:func:`consolidate_turns`)
+  are separate steps: a background consolidation selects its turns when it is scheduled, in
+  the caller's order, so what a summary covers never depends on when the worker thread runs.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..extraction.rules import score_importance
 from ..layers.result import RecordChange, RememberResult
@@ -32,7 +36,14 @@ from ..tokens import count_tokens
 if TYPE_CHECKING:
     from .._write_api import WriteAPI
 
-__all__ = ["centroid", "consolidate_scope", "extractive_summary", "split_windows"]
+__all__ = [
+    "centroid",
+    "consolidate_scope",
+    "consolidate_turns",
+    "extractive_summary",
+    "select_turns",
+    "split_windows",
+]
 
 log = logging.getLogger("prism_memory")
 WINDOW = 12
@@ -92,15 +103,14 @@ def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_
 def centroid(vectors: Sequence[Sequence[float]]) -> list[float] | None:
     """The unit-length mean of vectors (``None`` for none or a zero mean).
 
-    >>> centroid([[1.0, 0.0], [0.0, 1.0]])
-    [0.7071067811865475, 0.7071067811865475]
+    >>> [round(x, 6) for x in centroid([[1.0, 0.0], [0.0, 1.0]])]
+    [0.707107, 0.707107]
     """
     if not vectors:
         return None
-    dim = len(vectors[0])
-    mean = [sum(v[i] for v in vectors) / len(vectors) for i in range(dim)]
-    norm = math.sqrt(sum(x * x for x in mean))
-    return None if norm == 0 else [x / norm for x in mean]
+    mean = np.asarray(vectors, dtype=np.float64).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return None if norm == 0 else [float(x) for x in mean / norm]
 
 
 def _llm_text(memory: WriteAPI, prompt: str) -> str | None:
@@ -148,11 +158,11 @@ def _reflect(
     ]
 
 
-def consolidate_scope(
-    memory: WriteAPI, scope: Scope, *, reflect: bool | None = None
-) -> RememberResult:
-    """Summarise the scope's unconsolidated episodic turns (all sessions); returns what was added."""
-    result = RememberResult()
+def select_turns(
+    memory: WriteAPI, scope: Scope, exclude: Collection[str] = ()
+) -> dict[str, list[MemoryRecord]]:
+    """The scope's unconsolidated episodic turns (all sessions) not in ``exclude``, by session
+    id in turn order."""
     flt = RecordFilter(
         must=[
             Condition("layer", "eq", Layer.EPISODIC.value),
@@ -162,12 +172,33 @@ def consolidate_scope(
     )
     by_session: dict[str, list[MemoryRecord]] = defaultdict(list)
     for turn in memory.iter_records(scope, flt):
-        by_session[turn.session_id or ""].append(turn)
+        if turn.id not in exclude:
+            by_session[turn.session_id or ""].append(turn)
+    for turns in by_session.values():
+        turns.sort(key=lambda r: (int(r.metadata.get("turn_index", 0)), r.id))
+    return {k: by_session[k] for k in sorted(by_session)}
+
+
+def consolidate_scope(
+    memory: WriteAPI, scope: Scope, *, reflect: bool | None = None
+) -> RememberResult:
+    """Summarise the scope's unconsolidated episodic turns (all sessions); returns what was added."""
+    return consolidate_turns(memory, scope, select_turns(memory, scope), reflect=reflect)
+
+
+def consolidate_turns(
+    memory: WriteAPI,
+    scope: Scope,
+    by_session: dict[str, list[MemoryRecord]],
+    *,
+    reflect: bool | None = None,
+) -> RememberResult:
+    """Summarise the selected turns (:func:`select_turns`) and mark them consolidated."""
+    result = RememberResult()
     if not by_session:
         return result
     summaries: list[MemoryRecord] = []
     for session_id, turns in sorted(by_session.items()):
-        turns.sort(key=lambda r: int(r.metadata.get("turn_index", 0)))
         for window in split_windows(turns):
             text = extractive_summary(window)
             if memory.llm is not None:

@@ -3,7 +3,9 @@
 Design: ranking code and forgetting share one definition of "how alive is this memory":
 ``retention = utility`` weighted by freshness (half-life on the record's last use or its time)
 and a small bonus for use (``access_count``). ``record_access`` updates ``last_accessed`` and
-``access_count`` on the store (one payload update per record, no re-embedding).
+``access_count`` on the store with payload updates only (never re-embedding): records that
+share their new count go in one ``set_payload`` call, so touching the hits of a recall is
+one or two store calls; given the records themselves (as recall has them), no read is needed.
 """
 
 from __future__ import annotations
@@ -53,16 +55,41 @@ def retention(
     return round(min(1.0, max(0.0, base * (0.5 + 0.5 * fresh))), 4)
 
 
-def record_access(store: MemoryStore, scope: Scope, record_ids: Sequence[str]) -> int:
-    """Set ``last_accessed`` = now and increment ``access_count`` of the given records."""
-    ids = [str(i) for i in record_ids]
-    if not ids:
+def _within(record: MemoryRecord, scope: Scope) -> bool:
+    return all(
+        want is None or getattr(record, name) == want for name, want in scope.as_dict().items()
+    )
+
+
+def record_access(
+    store: MemoryStore,
+    scope: Scope,
+    items: Sequence[str | MemoryRecord],
+    *,
+    now: datetime | None = None,
+) -> int:
+    """Set ``last_accessed`` = ``now`` and increment ``access_count``; returns how many.
+
+    ``items``: record ids (their counts are read with one ``get``) or records (their counts are
+    known: no read; the objects are updated in place). Records with the same new count are
+    updated by one ``set_payload``. Unknown ids and records of another scope are ignored. A
+    count is read once and written back: a concurrent touch of the same record may be lost,
+    which a ranking signal tolerates.
+    """
+    known = {i.id: i for i in items if isinstance(i, MemoryRecord) and _within(i, scope)}
+    # records of another scope are ignored; ids are read in the scope (unknown ones drop out)
+    ids = [i for i in dict.fromkeys(i for i in items if isinstance(i, str)) if i not in known]
+    records = list(known.values()) + (store.get(ids, scope) if ids else [])
+    if not records:
         return 0
-    now = _DT.dump_python(utcnow(), mode="json")
-    n = 0
-    for record in store.get(ids, scope):
-        store.set_payload(
-            [record.id], scope, {"last_accessed": now, "access_count": record.access_count + 1}
-        )
-        n += 1
-    return n
+    when = now or utcnow()
+    stamp = _DT.dump_python(when, mode="json")
+    by_count: dict[int, list[str]] = {}
+    for record in records:
+        by_count.setdefault(record.access_count + 1, []).append(record.id)
+    for count, group in sorted(by_count.items()):
+        store.set_payload(group, scope, {"last_accessed": stamp, "access_count": count})
+    for record in known.values():
+        record.access_count += 1
+        record.last_accessed = when
+    return len(records)

@@ -214,7 +214,7 @@ class EdgeStore(StoreBase):
                 _TEMPLATES[key] = template
             staging = shard_path.with_name(shard_path.name + ".creating")
             shutil.rmtree(staging, ignore_errors=True)
-            shutil.copytree(template, staging)
+            shutil.copytree(template, staging, copy_function=_copy_sparse)
         os.replace(staging, shard_path)
         return q.EdgeShard.load(str(shard_path), self._config)
 
@@ -559,6 +559,33 @@ class EdgeStore(StoreBase):
                 hits.append(RouteHit(str(p.id), float(p.score), p.payload or {}, vec))
             out[r.name] = stable_order(hits, r.using)
         return out
+
+
+def _copy_sparse(src: str, dst: str) -> str:
+    """Copy a file keeping its holes: the engine preallocates its WAL and mmap pages as sparse
+    files (32 MB each, nearly all holes); a plain copy would write every zero to disk."""
+    size = os.path.getsize(src)
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        offset = 0
+        while offset < size:
+            try:
+                start = os.lseek(fin.fileno(), offset, os.SEEK_DATA)
+                end = os.lseek(fin.fileno(), start, os.SEEK_HOLE)
+            except OSError:  # ENXIO: only a hole is left (or the filesystem has no SEEK_DATA)
+                break
+            fin.seek(start)
+            fout.seek(start)
+            remaining = end - start
+            while remaining > 0:
+                chunk = fin.read(min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                fout.write(chunk)
+                remaining -= len(chunk)
+            offset = end
+        fout.truncate(size)
+    shutil.copystat(src, dst)
+    return dst
 
 
 def _rebuild_paths(shard_path: Path) -> tuple[Path, Path, Path]:

@@ -134,3 +134,60 @@ def test_named_speakers_own_their_preferences_and_facts() -> None:
 def test_praise_clauses_are_not_preferences() -> None:
     assert _fields("I love how you paint", "Preference") == []
     assert _fields("I like what you did there", "Preference") == []
+
+
+@pytest.mark.parametrize(
+    "text, base, expected",
+    [
+        # no tense cue: the date nearest the turn's time
+        ("I have a meeting with Priya on May 13 at 10am", "2024-04-02", "2024-05-13"),
+        ("dinner on 30 December", "2025-01-03", "2024-12-30"),
+        ("Booked the hotel for May 14", "2024-03-11", "2024-05-14"),
+        # a plan: on or after the turn's time
+        ("We will fly to Lisbon on Feb 3rd", "2024-04-02", "2025-02-03"),
+        ("I'm planning to visit on the 2nd of April", "2024-04-02", "2024-04-02"),
+        # past tense: on or before the turn's time
+        ("I went to Rome on May 13", "2024-04-02", "2023-05-13"),
+        ("We visited my aunt on December 30", "2025-12-29", "2024-12-30"),
+        # an explicit year is kept whatever the tense
+        ("We will fly on Dec 1st, 2031", "2024-04-02", "2031-12-01"),
+        # Chinese absolute dates without a year
+        ("我打算2月3日去上海", "2024-04-02", "2025-02-03"),
+        ("我5月13号去过上海", "2024-04-02", "2023-05-13"),
+        ("五月十三号和张先生开会", "2024-04-02", "2024-05-13"),
+        ("2022年5月13日", "2024-04-02", "2022-05-13"),
+    ],
+)
+def test_dates_without_a_year_take_the_year_from_the_turn_time_and_tense(
+    text: str, base: str, expected: str
+) -> None:
+    when = datetime.fromisoformat(base).replace(hour=9, tzinfo=timezone.utc)
+    assert find_times(text, when)[0].value.date().isoformat() == expected
+
+
+@pytest.mark.parametrize("year", [1999, 2024, 2031])
+def test_dates_resolve_against_the_turn_time_never_today(year: int) -> None:
+    base = datetime(year, 3, 4, 9, tzinfo=timezone.utc)
+
+    def first(text: str) -> str:
+        return find_times(text, base)[0].value.date().isoformat()
+
+    assert first("meeting on May 13") == f"{year}-05-13"
+    assert first("5月13日开会") == f"{year}-05-13"
+    assert first("I saw him yesterday") == f"{year}-03-03"
+    assert first("后天") == f"{year}-03-06"
+    assert first("let's meet in 3 days") == f"{year}-03-07"
+    assert first("I went there on Jan 2") == f"{year}-01-02"
+    assert first("we will go on Jan 2") == f"{year + 1}-01-02"
+
+
+def test_bare_weekday_is_the_next_one_for_a_plan_else_the_last_one() -> None:
+    assert find_times("I will call her on Friday", BASE)[0].value.date().isoformat() == "2024-05-10"
+    assert find_times("I called her on Friday", BASE)[0].value.date().isoformat() == "2024-05-03"
+
+
+def test_event_of_a_meeting_said_in_april_is_dated_in_the_coming_may() -> None:
+    base = datetime(2024, 4, 2, 8, 15, tzinfo=timezone.utc)
+    text = "Quick one: I have a meeting with my manager Priya on May 13 at 10am"
+    (event,) = [c for c in extract(text, event_time=base) if c.schema == "Event"]
+    assert event.fields["when"] == "2024-05-13T10:00:00+00:00"

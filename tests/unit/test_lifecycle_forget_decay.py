@@ -98,7 +98,35 @@ def test_lifecycle_calls_need_a_scope_and_valid_ids() -> None:
         m.consolidate()
     with pytest.raises(ScopeError):
         m.forget(older_than=1)
-    with pytest.raises(ValidationError, match="list of id strings"):
+    with pytest.raises(ValidationError, match="list of records or id strings"):
         m.touch("abc", user_id="a")  # type: ignore[arg-type]
     assert m.touch([], user_id="a") == 0
     m.close()
+
+
+def test_touch_with_recalled_records_is_one_payload_call_and_no_read(
+    fake_memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fact = fake_memory.add("Maya is vegetarian", user_id="a")
+    turn = fake_memory.add("hello there", user_id="a", session_id="s1", layer="episodic")
+    other = fake_memory.add("bob's secret", user_id="b")
+    hits = list(fake_memory.list(user_id="a"))
+    calls: list[str] = []
+    store = fake_memory.store
+    real_get, real_set = store.get, store.set_payload
+    monkeypatch.setattr(store, "get", lambda *a, **k: calls.append("get") or real_get(*a, **k))
+    monkeypatch.setattr(
+        store, "set_payload", lambda *a, **k: calls.append("set") or real_set(*a, **k)
+    )
+    when = datetime(2030, 1, 2, tzinfo=timezone.utc)
+    # a session-scoped caller touches what recall showed it, semantic records included
+    assert fake_memory.touch([*hits, other], user_id="a", session_id="s1", now=when) == 2
+    assert calls == ["set"]  # records of another user are ignored, not written
+    monkeypatch.undo()
+    for rid in (fact.id, turn.id):
+        got = fake_memory.get(rid, user_id="a")
+        assert got.access_count == 1 and got.last_accessed == when
+    assert fake_memory.get(other.id, user_id="b").access_count == 0
+    assert fake_memory.touch([fact.id, fact.id], user_id="a", now=when) == 1
+    assert fake_memory.get(fact.id, user_id="a").access_count == 2
+    assert fake_memory.touch([other.id], user_id="a") == 0
