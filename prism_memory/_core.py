@@ -126,7 +126,7 @@ def check_text(text: Any, what: str = "text") -> str:
 
 
 def embedding_text(record: MemoryRecord) -> str:
-    """What the dense vector of a record is computed from: the text, after its speaker.
+    """What the dense and BM25 vectors of a record are computed from: the text, after its speaker.
 
     A turn's words rarely name who said them, but questions about it do ("what did Caroline
     research?"); embedding ``"Caroline: I researched adoption agencies"`` lets the vector
@@ -309,7 +309,7 @@ class MemoryCore:
         for r, vec in zip(todo, self.embedder.embed_documents([embedding_text(r) for r in todo])):
             known[r.id] = vec
         vectors = [known.get(r.id) or known[share[r.id]] for r in records]
-        sparse = self.sparse.documents([r.text for r in records])
+        sparse = self.sparse.documents([embedding_text(r) for r in records])
         return [PointData(r, d, s) for r, d, s in zip(records, vectors, sparse)]
 
     def _write_records(

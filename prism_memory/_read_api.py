@@ -11,6 +11,10 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   a data block; optional LLM compression with a timeout and extractive fallback.
 - Query embeddings, facets and whole results are cached; every write in a scope (the
   ``on_write`` hook) invalidates what it could change.
+- Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
+  recall and written off the hot path by a background thread (``AccessLog``): batched, one
+  read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
+  write what is pending.
 """
 
 from __future__ import annotations
@@ -25,11 +29,13 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from ._core import MemoryCore, check_text
 from .config import RetrievalConfig
 from .errors import ValidationError
 from .records import MemoryRecord, Scope, utcnow
+from .retrieval.access import AccessLog
 from .retrieval.cache import RecallCache
 from .retrieval.construct import Scored, pack, score_candidates, select
 from .retrieval.context import MemoryContext, RecallTrace
@@ -45,6 +51,7 @@ from .tokens import count_tokens
 
 __all__ = ["ReadAPI"]
 
+_DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 _QVEC_CACHE = 1024
 _FACET_LIMIT = 2000
 
@@ -60,7 +67,31 @@ class ReadAPI(MemoryCore):
         self._qvecs: OrderedDict[str, list[float]] = OrderedDict()
         self._facets: dict[str, tuple[frozenset[str], dict[str, list[str]]]] = {}
         self._read_lock = threading.Lock()
+        self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         self.on_write(self._invalidate_reads)
+
+    # -- access statistics ----------------------------------------------------------------
+    def _write_access(self, scope: Scope, counts: dict[str, int], when: datetime) -> None:
+        """Set ``access_count`` to ``counts[id]`` and ``last_accessed`` (one call per count)."""
+        if self._closed:
+            return
+        stamp = _DATETIME.dump_python(when, mode="json")
+        by_count: dict[int, list[str]] = {}
+        for rid, count in counts.items():
+            by_count.setdefault(count, []).append(rid)
+        for count, ids in sorted(by_count.items()):
+            self.store.set_payload(ids, scope, {"last_accessed": stamp, "access_count": count})
+
+    def flush_access(self) -> int:
+        """Write the pending access statistics of past recalls now; returns records updated."""
+        return self.access_log.flush()
+
+    def close(self) -> None:
+        """Write pending access statistics, then close the store."""
+        log = getattr(self, "access_log", None)
+        if log is not None and not getattr(self, "_closed", True):
+            log.close()
+        super().close()
 
     # -- caches -------------------------------------------------------------------------
     def _invalidate_reads(self, scope: Scope | None) -> None:
@@ -192,6 +223,10 @@ class ReadAPI(MemoryCore):
         )
         if isinstance(cached, MemoryContext):
             cached.trace.cached = True
+            if cfg.track_access:
+                self.access_log.add(
+                    scope.widen(session=True), [(r.id, r.access_count) for r in cached.records]
+                )
             return cached
         now = now or utcnow()
         long_scope = scope.widen(session=True)
@@ -210,7 +245,7 @@ class ReadAPI(MemoryCore):
             session_scope=scope if scope.session_id else None,
             speaker_values=self._known_names(long_scope)[1],
         )
-        results = self.store.query_routes(long_scope, plan.routes, plan.base_filter)
+        results = plan.trim(self.store.query_routes(long_scope, plan.routes, plan.base_filter))
         t3 = time.perf_counter()
         trace.routes = {name: len(hits) for name, hits in results.items()}
         candidates = fuse(
@@ -264,6 +299,8 @@ class ReadAPI(MemoryCore):
             "total": round((time.perf_counter() - t0) * 1000, 3),
         }
         ctx = MemoryContext(text, records, tokens, budget_tokens, trace, items)
+        if cfg.track_access and records:
+            self.access_log.add(long_scope, [(r.id, r.access_count) for r in records])
         if use_cache:
             self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx)
         return ctx

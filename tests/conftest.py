@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from prism_memory import FakeEmbedder, FastEmbedEmbedder, Memory  # noqa: E402
+from prism_memory import FakeEmbedder, FastEmbedEmbedder, Memory
 
 
 @pytest.fixture(scope="session")

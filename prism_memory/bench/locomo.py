@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import tempfile
@@ -36,6 +37,7 @@ from ..records import Layer, MemoryRecord, Scope
 from ..retrieval.construct import STOPWORDS
 from ..retrieval.fusion import rrf
 from ..retrieval.render import format_day
+from ..retrieval.routes import TIE_MARGIN, RoutePlan
 from ..stores.base import RouteHit, RouteQuery
 from ..stores.filters import RecordFilter
 from ..tokens import count_tokens
@@ -242,10 +244,13 @@ def baseline_rankings(
     scope = Scope(user_id=user_id)
     flt = m.visible_filter() & RecordFilter.eq("layer", Layer.EPISODIC.value)
     routes = [
-        RouteQuery("dense", "dense", m.embedder.embed_query(query), limit),
-        RouteQuery("bm25", "bm25", m.sparse.query(query), limit),
+        RouteQuery("dense", "dense", m.embedder.embed_query(query), limit + TIE_MARGIN),
+        RouteQuery("bm25", "bm25", m.sparse.query(query), limit + TIE_MARGIN),
     ]
-    res: dict[str, list[RouteHit]] = m.store.query_routes(scope, routes, flt)
+    # the same tie-safe cut as recall, so baseline numbers do not move between runs
+    res: dict[str, list[RouteHit]] = RoutePlan(routes, flt).trim(
+        m.store.query_routes(scope, routes, flt)
+    )
     parse = MemoryRecord.from_payload
     return {
         "dense": [parse(h.payload) for h in res["dense"]],
@@ -401,6 +406,13 @@ def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> d
     return out
 
 
+def _load_text(report: dict[str, Any]) -> str:
+    load = report.get("load_avg")
+    if not isinstance(load, dict):
+        return "not recorded"
+    return f"{load.get('start')} at the start, {load.get('end')} at the end"
+
+
 def markdown(report: dict[str, Any], title: str) -> str:
     """The human-readable report (same numbers as the JSON)."""
     budgets = list(report["prism"]["recall_at_budget"])
@@ -415,7 +427,8 @@ def markdown(report: dict[str, Any], title: str) -> str:
         "",
         f"Conversations: {', '.join(report['conversations'])}; questions with evidence "
         f"(categories 1-4): {report['questions']}; memories written through remember + "
-        f"end_session: {report['memories']}; ingest {report['ingest_s']} s. No LLM.",
+        f"end_session: {report['memories']}; ingest {report['ingest_s']} s. No LLM. "
+        f"Load average (1 min, 2 cores shared with other work): {_load_text(report)}.",
         "",
         "## Evidence recall at token budgets (cl100k)",
         "",
@@ -566,6 +579,7 @@ def prepare(
 
 
 def run(args: argparse.Namespace) -> int:
+    load_start = round(os.getloadavg()[0], 2)
     runs, ingest_s, tmp = prepare(args.files, args.store)
     try:
         rows: list[dict[str, Any]] = []
@@ -585,6 +599,10 @@ def run(args: argparse.Namespace) -> int:
         report["conversations"] = [c.name for _, c, _ in runs]
         report["memories"] = memories
         report["ingest_s"] = round(ingest_s, 1)
+        report["load_avg"] = {
+            "start": load_start,
+            "end": round(os.getloadavg()[0], 2),
+        }
         report["command"] = "prism bench locomo " + " ".join(str(f) for f in args.files)
         report["config"] = runs[0][0].config.retrieval.model_dump(mode="json") if runs else {}
     finally:

@@ -9,7 +9,9 @@ Design:
   context with unrelated memories; drop near-duplicates (cosine above ``dedup_threshold``,
   optionally MMR re-ranking); flag contradictions (``contradicts`` relations) in trace and text.
 - Compress below the record: a long turn keeps only the sentences that share words with the
-  query (its id, hence its source turn, is kept), joined with an ellipsis.
+  query (its id, hence its source turn, is kept), joined with an ellipsis. Lighter and on by
+  default: ``drop_filler`` removes only sentences that carry no fact ("Wow, that's great!":
+  at most two content words, none from the query, no number, no name).
 - Pack greedily by score into ``budget_tokens``: each section first within its soft share of
   the budget, then the rest by score; a group's date header is priced once. The exact count
   of the rendered text is checked at the end and the weakest items dropped until it fits,
@@ -27,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..config import RetrievalConfig
-from ..records import MemoryRecord, Status, Trust
+from ..records import Kind, Layer, MemoryRecord, Status, Trust, is_record_id
 from ..tokens import count_tokens
 from .context import CandidateTrace, ContextItem, RecallTrace
 from .fusion import Candidate
@@ -234,6 +236,19 @@ def content_terms(text: str) -> set[str]:
     }
 
 
+_NO_LIMIT = 1 << 30
+_FILLER_WORDS = 2
+_NAME_OR_NUMBER = re.compile(r"\d|(?<=[\w,;:] )[A-Z][a-z]")
+
+
+def _is_filler(sentence: str, info: set[str], terms: set[str]) -> bool:
+    """A sentence with at most two content words, none from the query, no number and no
+    name after its first word ("Wow, that's great!", "How are you?"): it carries no fact."""
+    return (
+        len(info) <= _FILLER_WORDS and not (info & terms) and not _NAME_OR_NUMBER.search(sentence)
+    )
+
+
 def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bool]:
     """The informative sentences of ``text``, best for the query first, within ``keep_tokens``.
 
@@ -257,7 +272,7 @@ def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bo
     used = 0
     for i in ranked:
         cost = count_tokens(sentences[i]) + 1
-        filler = len(info[i]) <= 2 and not (info[i] & terms)
+        filler = _is_filler(sentences[i], info[i], terms)
         if keep and (filler or used + cost > keep_tokens):
             continue
         keep.append(i)
@@ -370,14 +385,34 @@ def select(scored: list[Scored], config: RetrievalConfig, trace: RecallTrace) ->
     return kept
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    small, large = (len(a), len(b)) if len(a) <= len(b) else (len(b), len(a))
-    if small < 0.5 * large:  # Jaccard <= small / large: cannot be a duplicate
-        return small / large
-    inter = len(a & b)
-    return inter / (len(a) + len(b) - inter)
+def _jaccard_matrix(term_sets: Sequence[frozenset[str]]) -> np.ndarray:
+    """Pairwise word-set Jaccard similarity (one incidence-matrix product, no Python loop
+    over pairs)."""
+    vocab: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, terms in enumerate(term_sets):
+        for t in terms:
+            rows.append(i)
+            cols.append(vocab.setdefault(t, len(vocab)))
+    inc = np.zeros((len(term_sets), max(1, len(vocab))), dtype=np.float64)
+    inc[rows, cols] = 1.0
+    inter = inc @ inc.T
+    size = inc.sum(axis=1)
+    union = size[:, None] + size[None, :] - inter
+    out: np.ndarray = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    return out
+
+
+@lru_cache(maxsize=32768)
+def _terms_of(text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
+@lru_cache(maxsize=32768)
+def _tokens(text: str) -> int:
+    """cl100k count of a rendered line or header (memoised: the same memories recur)."""
+    return count_tokens(text)
 
 
 def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
@@ -386,18 +421,16 @@ def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
         return items
     with_vec = all(s.vector is not None for s in items)
     lam = config.mmr_lambda if with_vec else 1.0
-    mat = np.stack([s.vector for s in items if s.vector is not None]) if with_vec else None
-    terms = [frozenset(content_terms(s.record.text)) for s in items] if not with_vec else []
+    if with_vec:
+        mat = np.stack([s.vector for s in items if s.vector is not None])
+        sims = mat @ mat.T
+    else:
+        sims = _jaccard_matrix([_terms_of(s.record.text) for s in items])
     remaining = list(range(len(items)))
     chosen: list[int] = []
 
-    def sim(i: int, j: int) -> float:
-        if mat is not None:
-            return float(mat[i] @ mat[j])
-        return _jaccard(terms[i], terms[j])
-
     def sim_to_chosen(i: int) -> float:
-        return max((sim(i, j) for j in chosen), default=0.0)
+        return float(sims[i, chosen].max()) if chosen else 0.0
 
     while remaining:
         if lam < 1.0 and chosen:
@@ -405,7 +438,11 @@ def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
         else:
             nxt = remaining[0]
         remaining.remove(nxt)
-        dup = next((j for j in chosen if sim(nxt, j) >= config.dedup_threshold), None)
+        dup = None
+        if chosen:
+            row = sims[nxt, chosen]
+            hit = int(np.argmax(row >= config.dedup_threshold))
+            dup = chosen[hit] if row[hit] >= config.dedup_threshold else None
         if dup is None:
             chosen.append(nxt)
             continue
@@ -424,10 +461,80 @@ def _shown(s: Scored, terms: set[str], config: RetrievalConfig) -> tuple[str, bo
     if (
         config.compress_sentences
         and s.section in ("episodic", "buffer")
-        and count_tokens(text) > config.compress_min_tokens
+        and _tokens(text) > config.compress_min_tokens
     ):
         return compress_text(text, terms, config.compress_keep_tokens)
+    if config.drop_filler and s.section in ("episodic", "buffer"):
+        return compress_text(text, terms, _NO_LIMIT)  # filler sentences only
     return text, False
+
+
+def _turn_keys(record: MemoryRecord) -> frozenset[str]:
+    """What a raw turn stands for (its id and message ids); empty for a derived record."""
+    if record.layer not in (Layer.EPISODIC, Layer.BUFFER) or record.kind != Kind.OBSERVATION:
+        return frozenset()
+    return frozenset([record.id, *record.provenance.source_ids])
+
+
+def _derived_sources(record: MemoryRecord) -> frozenset[str]:
+    """The sources of a fact or summary derived from stored records (empty for anything else)."""
+    ids = record.provenance.source_ids
+    if record.layer != Layer.SEMANTIC or not any(is_record_id(i) for i in ids):
+        return frozenset()
+    return frozenset(ids)
+
+
+def _greedy(
+    candidates: Sequence[ContextItem],
+    order: Sequence[int],
+    line_tokens: Sequence[int],
+    raw_keys: Sequence[frozenset[str]],
+    sources: Sequence[frozenset[str]],
+    excluded: set[int],
+    frame: int,
+    budget_tokens: int,
+    split: Mapping[str, float],
+) -> list[int]:
+    """Greedy placement by priority: section caps first, then the rest of the budget.
+
+    Headers (section title, date group) are priced with their first item; a derived item
+    (a fact or event) whose source turns are all placed already is skipped as redundant.
+    """
+    used = frame
+    used_by_section: dict[str, int] = {}
+    headers: set[str] = set()
+    placed: list[int] = []
+    taken: set[int] = set()
+    shown: set[str] = set()
+    for capped in (True, False):
+        for idx in order:
+            if idx in taken or idx in excluded:
+                continue
+            item = candidates[idx]
+            if sources[idx] and sources[idx] <= shown:
+                continue
+            cost = line_tokens[idx]
+            new_headers = []
+            if item.section not in headers:
+                new_headers.append(item.section)
+                cost += _tokens(SECTION_TITLES[item.section]) + 1
+            key = group_key(item)
+            if key is not None and ("g:" + key) not in headers:
+                new_headers.append("g:" + key)
+                cost += _tokens(f"[{key}]") + 1
+            if used + cost > budget_tokens:
+                continue
+            if capped and used_by_section.get(item.section, 0) + cost > (
+                split.get(item.section, 0.0) * budget_tokens
+            ):
+                continue
+            taken.add(idx)
+            placed.append(idx)
+            headers.update(new_headers)
+            shown |= raw_keys[idx]
+            used += cost
+            used_by_section[item.section] = used_by_section.get(item.section, 0) + cost
+    return placed
 
 
 def pack(
@@ -439,17 +546,11 @@ def pack(
     split: Mapping[str, float] | None = None,
 ) -> tuple[list[ContextItem], str, int]:
     """Greedy, section-aware packing into the budget. Returns ``(items, text, tokens)``."""
-    frame = count_tokens(BLOCK_OPEN) + count_tokens(BLOCK_CLOSE) + 1
+    frame = _tokens(BLOCK_OPEN) + _tokens(BLOCK_CLOSE) + 1
     if budget_tokens <= frame or not selected:
         return [], "", 0
     terms = content_terms(query)
     split = split or config.budget_split
-    items: list[ContextItem] = []
-    costs: list[int] = []
-    used = frame
-    used_by_section: dict[str, int] = {}
-    headers: set[str] = set()
-    placed: set[int] = set()
     candidates = []
     for s in selected:
         shown, compressed = _shown(s, terms, config)
@@ -465,43 +566,28 @@ def pack(
             )
         )
 
-    line_tokens = [count_tokens(item_line(item)) + 1 for item in candidates]
-
-    def cost_of(idx: int, item: ContextItem) -> tuple[int, list[str]]:
-        new_headers = []
-        extra = 0
-        if item.section not in headers:
-            new_headers.append(item.section)
-            extra += count_tokens(SECTION_TITLES[item.section]) + 1
-        key = group_key(item)
-        if key is not None and ("g:" + key) not in headers:
-            new_headers.append("g:" + key)
-            extra += count_tokens(f"[{key}]") + 1
-        return line_tokens[idx] + extra, new_headers
-
+    line_tokens = [_tokens(item_line(item)) + 1 for item in candidates]
     # recall per token: an item longer than ``long_item_tokens`` competes at a reduced priority
     order = sorted(
         range(len(candidates)),
         key=lambda i: -candidates[i].score * min(1.0, config.long_item_tokens / line_tokens[i]),
     )
-    for capped in (True, False):
-        for idx in order:
-            item = candidates[idx]
-            if idx in placed:
-                continue
-            cost, new_headers = cost_of(idx, item)
-            if used + cost > budget_tokens:
-                continue
-            if capped:
-                cap = split.get(item.section, 0.0) * budget_tokens
-                if used_by_section.get(item.section, 0) + cost > cap:
-                    continue
-            placed.add(idx)
-            items.append(item)
-            costs.append(cost)
-            headers.update(new_headers)
-            used += cost
-            used_by_section[item.section] = used_by_section.get(item.section, 0) + cost
+    raw_keys = [_turn_keys(c.record) for c in candidates]
+    sources = [_derived_sources(c.record) for c in candidates]
+    excluded: set[int] = set()
+    placed: list[int] = []
+    for _ in range(3):  # a derived item made redundant by a later turn frees its tokens
+        placed = _greedy(
+            candidates, order, line_tokens, raw_keys, sources, excluded, frame, budget_tokens, split
+        )
+        on_show: set[str] = set()
+        for i in placed:
+            on_show |= raw_keys[i]
+        redundant = {i for i in placed if sources[i] and sources[i] <= on_show}
+        if not redundant:
+            break
+        excluded |= redundant
+    items = [candidates[i] for i in placed]
     text = render(items)
     tokens = count_tokens(text)
     while items and tokens > budget_tokens:  # estimate was off by a merge: drop the weakest

@@ -10,6 +10,11 @@ Design:
   query's time range); ``recent`` (newest first, in the intent's task when it has one; only
   when the query asks for the latest state or names a task); ``buffer`` (the current
   session's raw turns, for the recent section).
+- Deterministic cut: engines break score ties arbitrarily, and which of several equal-scored
+  records makes the top ``limit`` depends on the store's internal layout (insertion order,
+  ids). Each route therefore fetches ``TIE_MARGIN`` extra hits and :func:`trim_ties` cuts on
+  a score boundary: a tie group that may continue past what was fetched is dropped whole, so
+  the same records give the same context in every process.
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ from dataclasses import dataclass
 from ..config import RetrievalConfig
 from ..records import Layer, Scope
 from ..sparse import SparseVec
-from ..stores.base import RouteQuery
+from ..stores.base import RouteHit, RouteQuery
 from ..stores.filters import Condition, RecordFilter
 from .intent import Intent
 
-__all__ = ["RoutePlan", "plan_routes", "strict_filter"]
+__all__ = ["TIE_MARGIN", "RoutePlan", "plan_routes", "strict_filter", "trim_ties"]
 
 STRICT_AT = 0.5
+TIE_MARGIN = 8  # extra hits fetched per route so a tie at the cut can be resolved
 
 
 def _iso(value: object) -> str:
@@ -70,6 +76,41 @@ class RoutePlan:
     base_filter: RecordFilter
     buffer_session: str | None = None
 
+    def trim(self, results: Mapping[str, Sequence[RouteHit]]) -> dict[str, list[RouteHit]]:
+        """Every route's hits through :func:`trim_ties`."""
+        out: dict[str, list[RouteHit]] = {}
+        for r in self.routes:
+            hits = results.get(r.name, [])
+            out[r.name] = trim_ties(hits, max(1, r.limit - TIE_MARGIN), r.limit, r.using)
+        return out
+
+
+def _sort_key(hit: RouteHit, using: str) -> float:
+    return float(hit.payload.get("ts") or 0.0) if using == "order" else hit.score
+
+
+def trim_ties(
+    hits: Sequence[RouteHit], keep: int, fetched: int, using: str = "dense"
+) -> list[RouteHit]:
+    """The best ``keep`` hits, cut where the result does not depend on how ties were broken.
+
+    ``hits`` came from a search with limit ``fetched``. When the engine returned that many,
+    records scoring like the last one may have been left out, so that whole tie group is
+    dropped; the rest is ordered by ``(-score, id)`` and cut at ``keep`` (a tie there is broken
+    on id, which does not depend on the engine).
+
+    >>> hs = [RouteHit(i, s, {}) for i, s in [("c", .5), ("a", .9), ("b", .5), ("d", .5)]]
+    >>> [h.id for h in trim_ties(hs, keep=2, fetched=4)]
+    ['a']
+    >>> [h.id for h in trim_ties(hs, keep=2, fetched=10)]
+    ['a', 'b']
+    """
+    ranked = sorted(hits, key=lambda h: (-_sort_key(h, using), h.id))
+    if len(ranked) >= fetched and ranked:
+        last = _sort_key(ranked[-1], using)
+        ranked = [h for h in ranked if _sort_key(h, using) != last]
+    return ranked[:keep]
+
 
 def plan_routes(
     *,
@@ -85,7 +126,8 @@ def plan_routes(
     strictness = config.strictness if intent.strictness is None else intent.strictness
     flt = base_filter & strict_filter(intent, strictness)
     enabled = set(config.routes)
-    limit = config.route_limit
+    limit = config.route_limit + TIE_MARGIN
+    aux_limit = config.aux_route_limit + TIE_MARGIN
     routes: list[RouteQuery] = []
     if "dense" in enabled:
         routes.append(RouteQuery("dense", "dense", dense, limit))
@@ -97,7 +139,7 @@ def plan_routes(
                 "entity",
                 "dense",
                 dense,
-                config.aux_route_limit,
+                aux_limit,
                 RecordFilter.any_of("entity_keys", list(intent.entities)),
             )
         )
@@ -108,7 +150,7 @@ def plan_routes(
                 "speaker",
                 "dense",
                 dense,
-                config.aux_route_limit,
+                aux_limit,
                 RecordFilter.any_of("speaker", values),
             )
         )
@@ -116,10 +158,12 @@ def plan_routes(
         time_flt = strict_filter(
             Intent(time_range=intent.time_range), STRICT_AT
         )  # the range alone, as a route filter
-        routes.append(RouteQuery("time", "dense", dense, config.aux_route_limit, time_flt))
+        routes.append(RouteQuery("time", "dense", dense, aux_limit, time_flt))
     if "recent" in enabled and (intent.recency or intent.task_id):
         recent_flt = RecordFilter.eq("task_id", intent.task_id) if intent.task_id else None
-        routes.append(RouteQuery("recent", "order", None, config.recent_limit, recent_flt))
+        routes.append(
+            RouteQuery("recent", "order", None, config.recent_limit + TIE_MARGIN, recent_flt)
+        )
     buffer_session = None
     if session_scope is not None and session_scope.session_id and config.buffer_turns > 0:
         buffer_session = session_scope.session_id
@@ -128,7 +172,7 @@ def plan_routes(
                 "buffer",
                 "order",
                 None,
-                config.buffer_turns,
+                config.buffer_turns + TIE_MARGIN,
                 RecordFilter(
                     must=[
                         Condition("layer", "eq", Layer.BUFFER.value),

@@ -143,7 +143,10 @@ def test_speaker_and_time_aware_routes(any_memory: Memory) -> None:
             source_ids=[f"D{i}"],
         )
         m._write_records([rec])
-    ctx = m.recall("What did Caroline research?", user_id="bob", budget_tokens=200)
+    with_speaker = RetrievalConfig(routes=["dense", "bm25", "speaker", "time"])  # opt-in route
+    ctx = m.recall(
+        "What did Caroline research?", user_id="bob", budget_tokens=200, config=with_speaker
+    )
     assert ctx.trace.intent["speakers"] == ["caroline"]
     assert "speaker" in ctx.trace.routes
     assert "adoption agencies" in ctx.text

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prism_memory import RetrievalConfig
-from prism_memory.records import MemoryRecord, Provenance, Trust
+from prism_memory.records import Kind, MemoryRecord, Provenance, Trust
 from prism_memory.retrieval.construct import Scored, compress_text, pack, select
 from prism_memory.retrieval.context import CandidateTrace, RecallTrace
 from prism_memory.retrieval.render import BLOCK_OPEN, render
@@ -142,3 +142,20 @@ def test_near_duplicates_and_weak_candidates_are_cut() -> None:
     kept = select(items, CFG, trace)
     assert [k.record.text for k in kept] == ["I moved to Lisbon in March for work"]
     assert set(trace.cut().values()) == {"duplicate", "low_similarity"}
+
+
+def test_a_fact_whose_source_turn_is_shown_gives_its_tokens_back() -> None:
+    turn = scored("My goal is to give kids a loving home, says the turn", total=0.6)
+    turn.record.provenance.source_ids = ["D2:10"]
+    turn.record.kind = Kind.OBSERVATION  # a raw turn
+    fact = scored("Ann's goal: to give kids a loving home", layer="semantic", total=0.9)
+    fact.record.provenance.source_ids = ["D2:10", turn.record.id]
+    other = scored("We went camping with the kids in the mountains", total=0.5, turn=3)
+    items, text, _ = pack([fact, turn, other], query="goal", budget_tokens=400, config=CFG)
+    shown = [i.record.id for i in items]
+    assert turn.record.id in shown and other.record.id in shown
+    assert fact.record.id not in shown  # the turn already carries it
+    assert "## Facts" not in text
+    # without the turn in the context the fact stays
+    items, _, _ = pack([fact, other], query="goal", budget_tokens=400, config=CFG)
+    assert fact.record.id in [i.record.id for i in items]
