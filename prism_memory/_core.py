@@ -1,7 +1,8 @@
 """``MemoryCore``: engine selection, scope checks, embedding, and the record-level API.
 
 Design:
-- ``Memory`` = ``MemoryCore`` (this file: add/search/get/list/update/delete/export/import)
+- ``Memory`` = ``MemoryCore`` (this file: add/search/get/list/update/delete)
+  + ``TransferAPI`` (``_transfer.py``: export/import JSONL)
   + ``WriteAPI`` (``_write_api.py``: remember, layers, lifecycle)
   + ``ReadAPI`` (``_read_api.py``: intent-aware recall, feedback). Each part extends
   ``_setup()`` for its own state; only this class has ``__init__``.
@@ -15,24 +16,19 @@ Design:
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from pydantic_core import PydanticSerializationError, to_jsonable_python
-
+from ._validation import check_json_dict, check_text, coerce_enum, new_record
 from .config import PrismConfig
 from .embeddings import Embedder, resolve_embedder
 from .errors import (
     ConfigError,
     EmbeddingDimensionError,
-    ImportDataError,
     NotFoundError,
     PrismError,
     ValidationError,
@@ -42,25 +38,21 @@ from .records import (
     Kind,
     Layer,
     MemoryRecord,
-    Provenance,
     Scope,
     ScoredRecord,
     Source,
     Status,
     Trust,
     is_record_id,
-    make_record_id,
     utcnow,
 )
 from .sparse import SparseEncoder
 from .stores import EdgeStore, MemoryStore, PointData, QdrantStore, RecordFilter, parse_filters
 from .stores.filters import Condition
 
-__all__ = ["ImportReport", "MemoryCore", "RecordPage"]
+__all__ = ["MemoryCore", "RecordPage"]
 
 log = logging.getLogger("prism_memory")
-
-MAX_TEXT_CHARS = 100_000
 
 
 class RecordPage(list[MemoryRecord]):
@@ -71,58 +63,6 @@ class RecordPage(list[MemoryRecord]):
     ) -> None:
         super().__init__(records)
         self.next_cursor = next_cursor
-
-
-@dataclass
-class ImportReport:
-    """What ``import_jsonl`` did: records written and lines skipped (with line numbers)."""
-
-    imported: int = 0
-    skipped: int = 0
-    errors: list[str] = field(default_factory=list)
-
-
-def _coerce_enum(enum: Any, value: Any, what: str) -> Any:
-    if isinstance(value, enum):
-        return value
-    try:
-        return enum(str(value).lower())
-    except ValueError:
-        allowed = ", ".join(e.value for e in enum)
-        raise ValidationError(f"unknown {what} {value!r}; use one of: {allowed}") from None
-
-
-def check_json_dict(value: Any, what: str = "metadata") -> dict[str, Any]:
-    """Reject what the payload cannot hold: non-dicts, non-string keys, unserialisable values."""
-    if not isinstance(value, dict):
-        raise ValidationError(f"{what} must be a dict, got {type(value).__name__}")
-    bad_keys = [k for k in value if not isinstance(k, str)]
-    if bad_keys:
-        raise ValidationError(
-            f"{what} keys must be strings, got {bad_keys[0]!r}; e.g. {{{str(bad_keys[0])!r}: ...}}"
-        )
-    try:  # the serialiser the payload uses; json.dumps(default=str) would accept anything
-        to_jsonable_python(value)
-    except (PydanticSerializationError, TypeError, ValueError) as exc:
-        raise ValidationError(
-            f"{what} must be JSON-serialisable (strings, numbers, booleans, lists, dicts, "
-            f"datetimes): {exc}"
-        ) from None
-    return value
-
-
-def check_text(text: Any, what: str = "text") -> str:
-    """Reject non-strings, empty and whitespace-only text, and absurdly long text."""
-    if not isinstance(text, str):
-        raise ValidationError(f"{what} must be a string, got {type(text).__name__}")
-    if not text.strip():
-        raise ValidationError(f"{what} is empty or whitespace; pass the content to remember")
-    if len(text) > MAX_TEXT_CHARS:
-        raise ValidationError(
-            f"{what} has {len(text)} characters; the limit is {MAX_TEXT_CHARS}. Split it into "
-            "smaller memories (remember() splits conversations into turns for you)"
-        )
-    return text
 
 
 def embedding_text(record: MemoryRecord) -> str:
@@ -353,58 +293,25 @@ class MemoryCore:
         speaker: str | None = None,
         record_id: str | None = None,
     ) -> MemoryRecord:
-        """Validate arguments into a :class:`MemoryRecord` (no I/O)."""
-        check_text(text)
-        kind_v = _coerce_enum(Kind, kind, "kind")
-        layer_v = _coerce_enum(Layer, layer, "layer")
-        source_v = _coerce_enum(Source, source, "source")
-        if metadata is not None:
-            check_json_dict(metadata, "metadata")
-        if fields is not None:
-            check_json_dict(fields, "fields")
-        if event_time is not None and not isinstance(event_time, datetime):
-            raise ValidationError(f"event_time must be a datetime, got {type(event_time).__name__}")
-        for name, value in (("importance", importance), ("confidence", confidence)):
-            if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
-                raise ValidationError(f"{name} must be a number in [0, 1], got {value!r}")
-        ents: list[Entity] = []
-        for e in entities or []:
-            if isinstance(e, Entity):
-                ents.append(e)
-            elif isinstance(e, str) and e.strip():
-                ents.append(Entity(name=e))
-            elif isinstance(e, dict) and e.get("name"):
-                ents.append(Entity(type=str(e.get("type", "thing")), name=str(e["name"])))
-            else:
-                raise ValidationError(f"entity {e!r} must be a name or a {{'type', 'name'}} dict")
-        now = utcnow()
-        return MemoryRecord(
-            id=record_id or make_record_id(scope, layer_v, text),
-            text=text,
-            fields=fields or {},
-            schema=schema,
-            metadata=metadata or {},
-            layer=layer_v,
-            kind=kind_v,
+        """Validate arguments into a :class:`MemoryRecord` (no I/O); see :func:`new_record`."""
+        return new_record(
+            text,
+            scope,
+            kind=kind,
+            layer=layer,
+            metadata=metadata,
+            event_time=event_time,
             task_id=task_id,
             subgoal_id=subgoal_id,
-            entities=ents,
+            entities=entities,
+            importance=importance,
+            confidence=confidence,
+            source=source,
+            source_ids=source_ids,
+            fields=fields,
+            schema=schema,
             speaker=speaker,
-            event_time=event_time,
-            created_at=now,
-            updated_at=now,
-            importance=0.5 if importance is None else float(importance),
-            confidence=1.0 if confidence is None else float(confidence),
-            provenance=Provenance(
-                source=source_v,
-                trust=Trust.TRUSTED
-                if source_v in (Source.USER, Source.SYSTEM)
-                else Trust.UNTRUSTED,
-                source_ids=list(source_ids or []),
-            ),
-            user_id=scope.user_id,
-            agent_id=scope.agent_id,
-            session_id=scope.session_id,
+            record_id=record_id,
         )
 
     # -- record-level API ---------------------------------------------------------------
@@ -609,9 +516,9 @@ class MemoryCore:
             raise ValidationError(f"limit must be an integer in [1, 10000], got {limit!r}")
         flt = self.visible_filter(include_history=include_history) & parse_filters(filters)
         if layer is not None:
-            flt = flt & RecordFilter.eq("layer", _coerce_enum(Layer, layer, "layer").value)
+            flt = flt & RecordFilter.eq("layer", coerce_enum(Layer, layer, "layer").value)
         if kind is not None:
-            flt = flt & RecordFilter.eq("kind", _coerce_enum(Kind, kind, "kind").value)
+            flt = flt & RecordFilter.eq("kind", coerce_enum(Kind, kind, "kind").value)
         if cursor is not None and not is_record_id(cursor):
             raise ValidationError(
                 f"cursor {cursor!r} is not a cursor from list(); pass page.next_cursor of the "
@@ -645,7 +552,7 @@ class MemoryCore:
         scope = self._scope(user_id, agent_id, session_id)
         flt = self.visible_filter(include_history=include_history, include_quarantined=True)
         if layer is not None:
-            flt = flt & RecordFilter.eq("layer", _coerce_enum(Layer, layer, "layer").value)
+            flt = flt & RecordFilter.eq("layer", coerce_enum(Layer, layer, "layer").value)
         return self.store.count(scope, flt)
 
     def update(
@@ -674,7 +581,7 @@ class MemoryCore:
                     raise ValidationError(f"importance must be in [0, 1], got {importance!r}")
                 record.importance = float(importance)
             if kind is not None:
-                record.kind = _coerce_enum(Kind, kind, "kind")
+                record.kind = coerce_enum(Kind, kind, "kind")
             record.updated_at = utcnow()
             return self._write_records([record])[0]
 
@@ -768,99 +675,6 @@ class MemoryCore:
         if purge:
             self.store.purge()
         return len(removed)
-
-    # -- export / import ----------------------------------------------------------------
-    def export_jsonl(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        all_scopes: bool = False,
-    ) -> int:
-        """Write records (one JSON object a line, vectors not included) and return how many.
-
-        Exports one scope, or every tenant with ``all_scopes=True`` (an admin operation).
-        """
-        self._check_open()
-        if all_scopes:
-            if any(v is not None for v in (user_id, agent_id, session_id)):
-                raise ValidationError("pass either a scope or all_scopes=True, not both")
-            pages: Iterator[MemoryRecord] = self._iter_all()
-        else:
-            pages = self.iter_records(self._scope(user_id, agent_id, session_id))
-        target = Path(path)
-        tmp = target.with_name(target.name + ".tmp")
-        n = 0
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for record in pages:
-                fh.write(
-                    json.dumps(record.model_dump(mode="json", by_alias=True), ensure_ascii=False)
-                )
-                fh.write("\n")
-                n += 1
-        os.replace(tmp, target)
-        return n
-
-    def _iter_all(self) -> Iterator[MemoryRecord]:
-        cursor: str | None = None
-        while True:
-            records, cursor = self.store.scroll_all(limit=256, cursor=cursor)
-            yield from records
-            if cursor is None:
-                return
-
-    def import_jsonl(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        skip_bad: bool = False,
-        batch_size: int = 256,
-        progress: Callable[[int], None] | None = None,
-    ) -> ImportReport:
-        """Read an export and write its records (re-embedded) with their ids and scopes.
-
-        Every line is validated first. A bad line raises :class:`ImportDataError` naming its
-        line number and nothing is imported — unless ``skip_bad=True``, which skips bad lines
-        (listed in the report) and imports the rest.
-        """
-        self._check_open()
-        report = ImportReport()
-        records: list[MemoryRecord] = []
-        try:
-            fh = open(path, encoding="utf-8")
-        except OSError as exc:
-            raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
-        with fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                    if not isinstance(data, dict):
-                        raise ValueError("a line must hold a JSON object")
-                    record = MemoryRecord.model_validate(data)
-                    record.scope  # noqa: B018 - raises when the line has no scope
-                    check_text(record.text)
-                except (ValueError, PrismError) as exc:
-                    msg = f"line {lineno}: {str(exc).splitlines()[0][:200]}"
-                    if not skip_bad:
-                        raise ImportDataError(
-                            f"{path}: {msg}. Nothing was imported; fix the line or pass "
-                            "skip_bad=True (--skip-bad) to import the other lines"
-                        ) from None
-                    report.skipped += 1
-                    report.errors.append(msg)
-                    continue
-                records.append(record)
-        for start in range(0, len(records), batch_size):
-            chunk = records[start : start + batch_size]
-            self._write_records(chunk)
-            report.imported += len(chunk)
-            if progress is not None:
-                progress(len(chunk))
-        return report
 
     # -- lifecycle ----------------------------------------------------------------------
     def stats(

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 from pydantic import TypeAdapter
 
-from ._core import MemoryCore, check_text
+from ._core import MemoryCore
+from ._validation import check_text
 from .config import RetrievalConfig
 from .errors import ValidationError
 from .records import MemoryRecord, Scope, utcnow

@@ -1,8 +1,8 @@
 """The ``Memory`` facade: one object for writing, reading and managing an agent's memory.
 
-It is the composition of three parts kept in their own modules: ``MemoryCore`` (engine,
-record-level API), ``WriteAPI`` (remember, layers, lifecycle) and ``ReadAPI`` (intent-aware
-recall). Async methods are thin ``asyncio.to_thread`` shells over the sync ones, so logic
+It is the composition of parts kept in their own modules: ``MemoryCore`` (engine,
+record-level API), ``TransferAPI`` (JSONL export/import), ``WriteAPI`` (remember, layers,
+lifecycle) and ``ReadAPI`` (intent-aware recall). Async methods are thin ``asyncio.to_thread`` shells over the sync ones, so logic
 exists once.
 """
 
@@ -11,15 +11,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ._core import ImportReport, RecordPage
+from ._core import RecordPage
 from ._read_api import ReadAPI
+from ._transfer import ImportReport, TransferAPI
 from ._write_api import WriteAPI
 from .records import MemoryRecord, ScoredRecord
 
 __all__ = ["ImportReport", "Memory", "RecordPage"]
 
 
-class Memory(ReadAPI, WriteAPI):
+class Memory(ReadAPI, WriteAPI, TransferAPI):
     """Long-term memory for an LLM agent.
 
     Setup:

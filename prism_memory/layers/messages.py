@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .._core import MAX_TEXT_CHARS
+from .._validation import MAX_TEXT_CHARS
 from ..errors import ValidationError
 
 __all__ = ["ROLES", "Turn", "parse_messages", "parse_time"]

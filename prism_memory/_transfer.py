@@ -1,0 +1,126 @@
+"""``TransferAPI``: JSONL export and import of a :class:`~prism_memory.Memory`.
+
+Exports hold the records' JSON (no vectors); imports validate every line first and re-embed,
+so an export moves between engines and embedders. A bad line names its number and, unless
+``skip_bad=True``, nothing is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._core import MemoryCore
+from ._validation import check_text
+from .errors import ImportDataError, PrismError, ValidationError
+from .records import MemoryRecord
+
+__all__ = ["ImportReport", "TransferAPI"]
+
+
+@dataclass
+class ImportReport:
+    """What ``import_jsonl`` did: records written and lines skipped (with line numbers)."""
+
+    imported: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class TransferAPI(MemoryCore):
+    """export_jsonl / import_jsonl."""
+
+    def export_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        all_scopes: bool = False,
+    ) -> int:
+        """Write records (one JSON object a line, vectors not included) and return how many.
+
+        Exports one scope, or every tenant with ``all_scopes=True`` (an admin operation).
+        """
+        self._check_open()
+        if all_scopes:
+            if any(v is not None for v in (user_id, agent_id, session_id)):
+                raise ValidationError("pass either a scope or all_scopes=True, not both")
+            pages: Iterator[MemoryRecord] = self._iter_all()
+        else:
+            pages = self.iter_records(self._scope(user_id, agent_id, session_id))
+        target = Path(path)
+        tmp = target.with_name(target.name + ".tmp")
+        n = 0
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for record in pages:
+                fh.write(
+                    json.dumps(record.model_dump(mode="json", by_alias=True), ensure_ascii=False)
+                )
+                fh.write("\n")
+                n += 1
+        os.replace(tmp, target)
+        return n
+
+    def _iter_all(self) -> Iterator[MemoryRecord]:
+        cursor: str | None = None
+        while True:
+            records, cursor = self.store.scroll_all(limit=256, cursor=cursor)
+            yield from records
+            if cursor is None:
+                return
+
+    def import_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        skip_bad: bool = False,
+        batch_size: int = 256,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        """Read an export and write its records (re-embedded) with their ids and scopes.
+
+        Every line is validated first. A bad line raises :class:`ImportDataError` naming its
+        line number and nothing is imported — unless ``skip_bad=True``, which skips bad lines
+        (listed in the report) and imports the rest.
+        """
+        self._check_open()
+        report = ImportReport()
+        records: list[MemoryRecord] = []
+        try:
+            fh = open(path, encoding="utf-8")
+        except OSError as exc:
+            raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
+        with fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    if not isinstance(data, dict):
+                        raise ValueError("a line must hold a JSON object")
+                    record = MemoryRecord.model_validate(data)
+                    record.scope  # noqa: B018 - raises when the line has no scope
+                    check_text(record.text)
+                except (ValueError, PrismError) as exc:
+                    msg = f"line {lineno}: {str(exc).splitlines()[0][:200]}"
+                    if not skip_bad:
+                        raise ImportDataError(
+                            f"{path}: {msg}. Nothing was imported; fix the line or pass "
+                            "skip_bad=True (--skip-bad) to import the other lines"
+                        ) from None
+                    report.skipped += 1
+                    report.errors.append(msg)
+                    continue
+                records.append(record)
+        for start in range(0, len(records), batch_size):
+            chunk = records[start : start + batch_size]
+            self._write_records(chunk)
+            report.imported += len(chunk)
+            if progress is not None:
+                progress(len(chunk))
+        return report
