@@ -128,7 +128,7 @@ class QdrantStore(StoreBase):
         except Exception as exc:
             name = type(exc).__name__
             text = str(exc)
-            if any(
+            if _is_transport_error(exc) or any(
                 s in name or s in text
                 for s in (
                     "Connect",
@@ -438,3 +438,21 @@ class QdrantStore(StoreBase):
                 hits.append(RouteHit(str(p.id), float(p.score), p.payload or {}, vec))
             out[r.name] = stable_order(hits, r.using)
         return out
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) means the server was not reached or did not answer."""
+    import httpx
+
+    from qdrant_client.http.exceptions import ResponseHandlingException
+
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(
+            seen, (httpx.TransportError, ResponseHandlingException, ConnectionError, TimeoutError)
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
