@@ -443,7 +443,6 @@ class QdrantStore(StoreBase):
 def _is_transport_error(exc: BaseException) -> bool:
     """Whether ``exc`` (or what caused it) means the server was not reached or did not answer."""
     import httpx
-
     from qdrant_client.http.exceptions import ResponseHandlingException
 
     seen: BaseException | None = exc
