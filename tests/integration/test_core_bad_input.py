@@ -325,6 +325,9 @@ def test_a_path_open_in_another_process(tmp_path: Path) -> None:
         holder.stdin.write("\n")
         holder.stdin.flush()
         holder.wait(timeout=30)
+        holder.stdin.close()
+        if holder.stdout is not None:
+            holder.stdout.close()
     assert holder.returncode == 0
     with Memory(path=path, embedder=FakeEmbedder(dim=16)) as m:  # released: opens, data intact
         assert [r.text for r in m.list(user_id="foo")] == ["held by the other process"]
@@ -345,7 +348,7 @@ def _unused_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.filterwarnings("error")  # one clear error, no stray warning from a client thread
+@pytest.mark.filterwarnings("error::UserWarning")  # one clear error, no stray client warning
 def test_a_qdrant_url_that_does_not_answer() -> None:
     url = f"http://127.0.0.1:{_unused_port()}"
     with pytest.raises(StoreUnavailableError) as info:
