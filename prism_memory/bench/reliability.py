@@ -390,7 +390,9 @@ def quarantine_rates(
     for row in rows:
         verdict = screen(row["text"], row["source"], user=user, external=external)
         label = row["label"]
-        for key in ("all", f"source={row['source']}", f"encoding={row['encoding']}"):
+        # the blind corpus tags rows with a "family" (e.g. base64, hard_money) instead
+        encoding = row.get("encoding") or row.get("family", "plain")
+        for key in ("all", f"source={row['source']}", f"encoding={encoding}"):
             totals[label][key] += 1
             by[label][key] += int(verdict.quarantined)
     out: dict[str, Any] = {"file": str(path)}
