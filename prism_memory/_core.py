@@ -272,47 +272,9 @@ class MemoryCore:
             self._notify_write(scope)
         return records
 
-    def build_record(
-        self,
-        text: str,
-        scope: Scope,
-        *,
-        kind: Kind | str = Kind.FACT,
-        layer: Layer | str = Layer.SEMANTIC,
-        metadata: dict[str, Any] | None = None,
-        event_time: datetime | None = None,
-        task_id: str | None = None,
-        subgoal_id: str | None = None,
-        entities: Sequence[Entity | dict[str, str] | str] | None = None,
-        importance: float | None = None,
-        confidence: float | None = None,
-        source: Source | str = Source.USER,
-        source_ids: Sequence[str] | None = None,
-        fields: dict[str, Any] | None = None,
-        schema: str | None = None,
-        speaker: str | None = None,
-        record_id: str | None = None,
-    ) -> MemoryRecord:
-        """Validate arguments into a :class:`MemoryRecord` (no I/O); see :func:`new_record`."""
-        return new_record(
-            text,
-            scope,
-            kind=kind,
-            layer=layer,
-            metadata=metadata,
-            event_time=event_time,
-            task_id=task_id,
-            subgoal_id=subgoal_id,
-            entities=entities,
-            importance=importance,
-            confidence=confidence,
-            source=source,
-            source_ids=source_ids,
-            fields=fields,
-            schema=schema,
-            speaker=speaker,
-            record_id=record_id,
-        )
+    #: Validate arguments into a :class:`MemoryRecord` (no I/O); see
+    #: :func:`prism_memory._validation.new_record` for the arguments.
+    build_record = staticmethod(new_record)
 
     # -- record-level API ---------------------------------------------------------------
     def add(
