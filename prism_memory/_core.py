@@ -68,8 +68,8 @@ class RecordPage(list[MemoryRecord]):
 def embedding_text(record: MemoryRecord) -> str:
     """What the dense and BM25 vectors of a record are computed from: the text, after its speaker.
 
-    A turn's words rarely name who said them, but questions about it do ("what did Caroline
-    research?"); embedding ``"Caroline: I researched adoption agencies"`` lets the vector
+    A turn's words rarely name who said them, but questions about it do ("what did Priya
+    research?"); embedding ``"Priya: I researched solar installers"`` lets the vector
     carry both (on LoCoMo this doubles dense recall@5). The shown text is unchanged.
     """
     return f"{record.speaker}: {record.text}" if record.speaker else record.text

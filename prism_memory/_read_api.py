@@ -133,7 +133,7 @@ class ReadAPI(MemoryCore):
             norm = value.casefold().strip()
             if norm and norm not in ("user", "assistant", "system", "tool"):
                 speakers.setdefault(norm, []).append(value)
-                first = norm.split()[0]  # "Caroline Smith" is also asked about as "Caroline"
+                first = norm.split()[0]  # "Priya Shah" is also asked about as "Priya"
                 if first != norm and len(first) > 2:
                     speakers.setdefault(first, []).append(value)
         # An entity tagged on a large share of the records (a speaker's own name, a word the

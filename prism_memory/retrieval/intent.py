@@ -233,10 +233,10 @@ def analyze_query(
 ) -> Intent:
     """Rule-based intent from the query text alone (no LLM).
 
-    >>> it = analyze_query("What did Caroline do last week?", known_speakers=["caroline"],
+    >>> it = analyze_query("What did Priya do last week?", known_speakers=["priya"],
     ...                    now=datetime(2023, 6, 15, tzinfo=timezone.utc))
     >>> it.speakers, it.time_range is not None
-    (['caroline'], True)
+    (['priya'], True)
     """
     q = normalize_entity(query)
     speakers = _find_names(q, known_speakers)

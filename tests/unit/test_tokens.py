@@ -27,7 +27,7 @@ def test_special_tokens_are_counted_as_text() -> None:
 
 @pytest.mark.parametrize("budget", [1, 3, 10, 50])
 def test_truncate_respects_the_budget(budget: int) -> None:
-    text = "Melanie painted a sunrise over the lake in 2022 and showed it to Caroline. " * 5
+    text = "Tomas repaired a bicycle in the garage in 2022 and showed it to Priya. " * 5
     cut = truncate_to_tokens(text, budget)
     assert count_tokens(cut) <= budget
     assert text.startswith(cut) and cut
