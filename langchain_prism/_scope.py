@@ -17,7 +17,7 @@ from typing import Any
 from prism_memory.errors import ConfigError, ScopeError
 from prism_memory.records import SCOPE_FIELDS, Scope
 
-__all__ = ["check_memory", "scope_from_context", "scope_kwargs"]
+__all__ = ["MemoryFirstArg", "check_memory", "scope_from_context", "scope_kwargs"]
 
 
 def check_memory(memory: Any, adapter: str) -> Any:
@@ -44,6 +44,32 @@ def scope_kwargs(
     except ScopeError as exc:
         raise ScopeError(f"{adapter}: {exc}") from None
     return scope.as_dict()
+
+
+class MemoryFirstArg:
+    """Mixin of the pydantic-based adapters: ``Adapter(memory, user_id=...)`` (or ``memory=``),
+    the Memory and scope checked by :meth:`_check_adapter`, and the validated ``scope``."""
+
+    def __init__(self, memory: Any = None, /, **data: Any) -> None:
+        if memory is not None and "memory" in data:
+            raise TypeError("pass the Memory once: positionally or as memory=, not both")
+        if memory is not None:
+            data["memory"] = memory
+        super().__init__(**data)
+
+    def _check_adapter(self) -> None:
+        check_memory(getattr(self, "memory", None), type(self).__name__)
+        self.scope  # noqa: B018 - validates the scope keywords
+
+    @property
+    def scope(self) -> dict[str, str]:
+        """The scope every read and write of this adapter is confined to."""
+        return scope_kwargs(
+            getattr(self, "user_id", None),
+            getattr(self, "agent_id", None),
+            getattr(self, "session_id", None),
+            adapter=type(self).__name__,
+        )
 
 
 def _read(source: Any, name: str) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import SystemMessage
 from pydantic import ConfigDict, Field, model_validator
 
-from ._scope import check_memory, scope_kwargs
+from ._scope import MemoryFirstArg
 
 try:
     from langchain_classic.base_memory import BaseMemory
@@ -28,7 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = ["PrismMemory"]
 
 
-class PrismMemory(BaseMemory):
+class PrismMemory(MemoryFirstArg, BaseMemory):
     """PRISM long-term memory for langchain-classic chains.
 
     Setup:
@@ -71,22 +71,10 @@ class PrismMemory(BaseMemory):
         default=False, description="Return [SystemMessage(context)] instead of a string."
     )
 
-    def __init__(self, memory: Any = None, /, **data: Any) -> None:
-        if memory is not None and "memory" in data:
-            raise TypeError("pass the Memory once: positionally or as memory=, not both")
-        if memory is not None:
-            data["memory"] = memory
-        super().__init__(**data)
-
     @model_validator(mode="after")
     def _check(self) -> PrismMemory:
-        check_memory(self.memory, "PrismMemory")
-        scope_kwargs(self.user_id, self.agent_id, self.session_id, adapter="PrismMemory")
+        self._check_adapter()
         return self
-
-    @property
-    def scope(self) -> dict[str, str]:
-        return scope_kwargs(self.user_id, self.agent_id, self.session_id, adapter="PrismMemory")
 
     @property
     def memory_variables(self) -> list[str]:

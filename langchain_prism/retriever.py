@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from prism_memory.records import MemoryRecord
 
-from ._scope import check_memory, scope_kwargs
+from ._scope import MemoryFirstArg
 
 __all__ = ["PrismRetriever", "record_document"]
 
@@ -51,7 +51,7 @@ def record_document(
     )
 
 
-class PrismRetriever(BaseRetriever):
+class PrismRetriever(MemoryFirstArg, BaseRetriever):
     """Retrieve a user's memories as ``Document``s.
 
     Setup:
@@ -95,23 +95,10 @@ class PrismRetriever(BaseRetriever):
     )
     intent: Any = Field(default=None, description="A prism_memory Intent for recall mode.")
 
-    def __init__(self, memory: Any = None, /, **data: Any) -> None:
-        if memory is not None and "memory" in data:
-            raise TypeError("pass the Memory once: positionally or as memory=, not both")
-        if memory is not None:
-            data["memory"] = memory
-        super().__init__(**data)
-
     @model_validator(mode="after")
     def _check(self) -> PrismRetriever:
-        check_memory(self.memory, "PrismRetriever")
-        scope_kwargs(self.user_id, self.agent_id, self.session_id, adapter="PrismRetriever")
+        self._check_adapter()
         return self
-
-    @property
-    def scope(self) -> dict[str, str]:
-        """The scope every read of this retriever is confined to."""
-        return scope_kwargs(self.user_id, self.agent_id, self.session_id, adapter="PrismRetriever")
 
     def _documents(self, query: str, k: int | None) -> list[Document]:
         limit = self.k if k is None else int(k)
