@@ -287,3 +287,20 @@ def test_search_hits_carry_scores_and_routes(any_memory: Memory) -> None:
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert all(h.routes == ["dense"] for h in hits[1:])  # no shared word: dense only
     assert m.search("peanuts", user_id="alice", limit=1, filters={"kind": "preference"}) == []
+
+
+def test_the_packaged_model_runs_without_busy_waiting_threads(
+    real_embedder: FastEmbedEmbedder,
+) -> None:
+    """ONNX Runtime's spinning worker threads would steal the CPU from the read path on small
+    machines; the packaged model's session is reopened with spinning off, same vectors."""
+    import numpy as np
+
+    vec = real_embedder.embed_query("window seat on long flights")
+    session = real_embedder._load().model.model
+    opts = session.get_session_options()
+    assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert len(vec) == 384
+    assert abs(float(np.linalg.norm(vec)) - 1.0) < 1e-3
+    other = real_embedder.embed_query("aisle seat preference for flights")
+    assert float(np.dot(vec, other)) > 0.5
