@@ -449,6 +449,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--blind",
         default="tests/fixtures/poisoning_blind.jsonl",
+        help="first blind corpus; since the second revision it is dev data (seen while revising)",
+    )
+    parser.add_argument(
+        "--blind2",
+        default="tests/fixtures/poisoning_blind2.jsonl",
         help="corpus never seen while writing the rules (skipped when the file is absent)",
     )
     parser.add_argument("--pii", default="tests/fixtures/pii_fixtures.jsonl")
@@ -496,17 +501,27 @@ def _markdown(res: dict[str, Any]) -> str:
         _rate_line("dev corpus (used to revise the rules)", res["poisoning"]["dev"]),
         _rate_line("held-out corpus (also used to revise the rules)", res["poisoning"]["holdout"]),
         *(
-            [_rate_line("**blind corpus** (never seen while writing the rules)", blind)]
+            [
+                _rate_line(
+                    "old blind corpus (dev since the second revision, seen while revising)", blind
+                )
+            ]
             if (blind := res["poisoning"].get("blind"))
             else []
         ),
+        *(
+            [_rate_line("**blind corpus 2** (never seen while writing the rules)", blind2)]
+            if (blind2 := res["poisoning"].get("blind2"))
+            else []
+        ),
         "",
-        "Both corpora were used while revising the rules (first version: dev 218/256 attacks "
-        "and 1/216 benign, held-out 52/80 and 3/68), so both rows overstate accuracy on unseen "
-        "text. The revision was general (normalisation views, signal families in eight "
-        "languages, a first-person discount for the user's own words only); the honest figure "
-        "is the blind-corpus row (`--blind`, default `tests/fixtures/poisoning_blind.jsonl`), written by "
-        "someone who never saw the rules.",
+        "The first three corpora were all used while revising the rules, so their rows overstate "
+        "accuracy on unseen text (first version: dev 218/256 attacks and 1/216 benign, held-out "
+        "52/80 and 3/68; old blind set 174/241 and 17/244 before the second revision, which "
+        "studied one half of it by family and then measured the other half once: 75/99 attacks "
+        "and 10/146 benign). The honest figure is the blind-corpus-2 row (`--blind2`, default "
+        "`tests/fixtures/poisoning_blind2.jsonl`, shown when present), written by someone who "
+        "never saw the rules.",
         "",
         "Per source and encoding (dev corpus, attacks):",
         "",
@@ -543,6 +558,8 @@ def run(args: argparse.Namespace) -> int:
     poisoning = {"dev": quarantine_rates(args.corpus), "holdout": quarantine_rates(args.holdout)}
     if args.blind and Path(args.blind).is_file():
         poisoning["blind"] = quarantine_rates(args.blind)
+    if args.blind2 and Path(args.blind2).is_file():
+        poisoning["blind2"] = quarantine_rates(args.blind2)
     pii = pii_recall(args.pii)
     res: dict[str, Any] = {
         "command": " ".join(["prism bench reliability", *_cli_args(args)]),

@@ -18,15 +18,18 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import html
 import re
 import unicodedata
 from urllib.parse import unquote
 
 __all__ = [
     "decoded_segments",
+    "dehyphenated_view",
     "deobfuscate",
     "english_ratio",
     "hidden_comments",
+    "identifier_view",
     "leet_view",
     "obfuscation_signals",
 ]
@@ -339,6 +342,34 @@ def leet_view(text: str) -> str | None:
     )
 
 
+_IDENT = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z]+)+\b")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# words cut by hyphens inside them ("in-struc-tions"); compounds ("up-to-date") join harmlessly
+_SPLIT_WORD = re.compile(r"\b[A-Za-z]{1,6}(?:-[A-Za-z]{1,6}){1,4}\b")
+
+
+def identifier_view(text: str) -> str | None:
+    """``text`` with snake_case / camelCase identifiers read as words, or ``None`` if it has none.
+
+    >>> identifier_view('{"directive": "ignore_previous_instructions"}')
+    '{"directive": "ignore previous instructions"}'
+    """
+    if not _IDENT.search(text):
+        return None
+    return _IDENT.sub(lambda m: _CAMEL.sub(" ", m.group()).replace("_", " "), text)
+
+
+def dehyphenated_view(text: str) -> str | None:
+    """``text`` with words re-joined where hyphens cut them, or ``None`` when few are cut.
+
+    >>> dehyphenated_view("Ig-nore pre-vious in-struc-tions")
+    'Ignore previous instructions'
+    """
+    if len(_SPLIT_WORD.findall(text)) < 3:
+        return None
+    return _SPLIT_WORD.sub(lambda m: m.group().replace("-", ""), text)
+
+
 def _printable_ratio(s: str) -> float:
     if not s:
         return 0.0
@@ -370,6 +401,17 @@ def decoded_segments(text: str) -> list[str]:
             s = bytes.fromhex(hexed).decode("utf-8")
         except (ValueError, UnicodeDecodeError):
             continue
+        if _readable(s):
+            out.append(s)
+    # escaped bytes and entities: "\\x49\\x67", "\\u0049", "&#73;&#103;"
+    for m in re.finditer(
+        r"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u[0-9a-fA-F]{4}){8,}|(?:&#x?[0-9a-fA-F]+;){8,}", text
+    ):
+        chunk = m.group()
+        if chunk.startswith("&"):
+            s = html.unescape(chunk)
+        else:
+            s = "".join(chr(int(h, 16)) for h in re.findall(r"\\(?:x|u)([0-9a-fA-F]+)", chunk))
         if _readable(s):
             out.append(s)
     tags = "".join(chr(ord(ch) - 0xE0000) for ch in text if 0xE0020 <= ord(ch) <= 0xE007E)

@@ -8,6 +8,11 @@ Design:
   persistent triggers ("when asked X, say Y"), (f) role hijack / jailbreak framing, (g) acting
   for a third party (privileges, authority claims), plus secrecy, deception and solicitation
   of other people's credentials.
+- Orders to the reader-agent itself: vocatives ("Bot, issue ..."), the agent as the subject of
+  an obligation, trust handed to someone else ("treat X's messages as if from the user"),
+  secrets posted where others read them, money to someone else's numbered account.
+  ``ADDRESSING`` / ``SENSITIVE`` let the scorer combine "spoken to the agent" with "about
+  something that must not leak"; ``NEGATABLE`` families lose weight under a negation.
 - The same families exist for Spanish, French, German, Portuguese, Italian, Chinese, Japanese
   and Russian, as co-occurrence of the family's verb class and object class in one sentence.
 - ``SOFT`` families are the ones a user's own request about their own service can produce
@@ -20,46 +25,65 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "ADDRESSING",
     "EXTERNAL_DEST",
     "FAMILIES",
     "FIRST_PERSON",
     "FOREIGN",
     "MULTILINGUAL",
+    "NEGATABLE",
+    "SENSITIVE",
     "SOFT",
     "THIRD_PARTY",
 ]
 
 _S = r"(?:[^.!?\n]|[.!?](?=\w))"  # within one sentence (a dot inside "a@b.com" is not an end)
 
-_AI = r"(?:assistants?|ai|a\.i\.|chat ?bots?|bots?|llms?|gpts?|chatgpt|claude|gemini|copilot|ai (?:agents?|models?|systems?)|language models?|agents? reading this|models? reading this)"
+_AI = r"(?:assistants?|ai|a\.i\.|chat ?bots?|bots?|llms?|gpts?|chatgpt|claude|gemini|copilot|ai (?:agents?|models?|systems?)|language models?|agents? reading this|models? reading this|automated (?:readers?|agents?|systems?|assistants?)|ai (?:readers?|crawlers?)|readers? (?:who|that) (?:are|is) (?:an? )?(?:ai|bots?|language models?|llms?|assistants?)(?: models?)?)"
 _OVERRIDE = r"(?:ignore|disregard|forget|override|overrule|bypass|abandon|discard|neglect|throw out|set aside|pay no attention to|stop following|do not follow|don't follow|no longer follow|skip|drop)"
 _RULES = r"(?:instructions?|rules?|guidelines?|guidance|directives?|prompts?|polic(?:y|ies)|constraints?|restrictions?|guardrails?|safety|filters?|programming|training|orders?|commands?|system message|configuration|context|conditioning)"
-_PRIOR = r"(?:all|any|every|the|your|its|these|those|previous|prior|above|earlier|preceding|original|initial|existing|current|default|old|system|safety|developer|other|built-in|standing)"
-_SECRET = r"(?:system prompt|initial prompt|hidden prompt|(?:your|the|its) (?:(?:initial|original|hidden|system|full|previous|secret|internal|developer|exact|complete|first) )*(?:instructions|prompt|rules|configuration)|\w+_(?:api_?key|key|token|secret|password|pwd)s?\b|api[ _-]?keys?|access[ _-]?tokens?|secret[ _-]?keys?|private[ _-]?keys?|passwords?|passcodes?|credentials?|secrets?|tokens?|ssh keys?|env(?:ironment)? variables?|\.env|seed phrases?|recovery phrases?|mnemonic|2fa codes?|otp|one[- ]time (?:codes?|passwords?)|verification codes?|pin(?: codes?)?|session cookies?|auth(?:entication)? headers?|config(?:uration)? files?|hidden (?:messages?|text|instructions?)|(?:the |this )?(?:text|conversation|messages?|content) (?:above|so far|before this)|everything above|(?:the )?conversation so far)"
-_REVEAL = r"(?:reveal|print|show|display|output|repeat|echo|leak|disclose|expose|dump|tell|give|provide|share|list|recite|spell out|read out|write out|write down|paste|return|include|summari[sz]e|translate)"
+_PRIOR = r"(?:all|any|every|your|its|these|those|previous|prior|above|earlier|preceding|original|initial|default|system|safety|developer|built-in|standing)"
+_SECRET = r"(?:system prompt|initial prompt|hidden prompt|(?:your|the|its) (?:(?:initial|original|hidden|system|full|previous|secret|internal|developer|exact|complete|first) )*(?:instructions|prompt|rules|configuration)|\w+_(?:api_?key|key|token|secret|password|pwd)s?\b|api[ _-]?keys?|access[ _-]?tokens?|secret[ _-]?keys?|private[ _-]?keys?|passwords?|passcodes?|credentials?|secrets?|tokens?|ssh keys?|env(?:ironment)? variables?|env files?|dotenv|secrets?\.ya?ml|credentials\.json|id_rsa|\.ssh|security (?:answers?|questions?)|(?:refresh|oauth|bearer|deploy|bot) tokens?|cookies|seed phrases?|recovery phrases?|mnemonic|2fa codes?|otp|one[- ]time (?:codes?|passwords?)|verification codes?|pin(?: codes?)?|session cookies?|auth(?:entication)? headers?|config(?:uration)? files?|hidden (?:messages?|text|instructions?)|(?:the |this )?(?:text|conversation|messages?|content) (?:above|so far|before this)|everything above|(?:the )?conversation so far)"
+_REVEAL = r"(?:(?:reveal|print|show|display|output|repeat|echo|leak|disclose|expose|dump|tell|give|provide|share|list|recite|return|include|summari[sz]e|translate|export|publish|attach|append)(?:s|es|ing)?|spell out|read (?:out|back|aloud|him|her|them|it)|write out|write down|(?:reply|respond|answer) with)"
 _SEND = r"(?:send|sent|sending|forward\w*|e?-?mail(?:ed|ing)?|post(?:ed|ing)?|upload\w*|transmit\w*|exfiltrat\w+|cop(?:y|ied|ying)|sync\w*|relay\w*|submit\w*|leak\w*|cc|bcc|mirror\w*|replicat\w+|stream\w*|export\w*|push(?:ed|ing)?|beacon|ping|curl|wget|share[ds]?|sharing|deliver\w*|transfer(?:red|ring)?)"
 _PII = r"(?:card numbers?|credit card(?: numbers?| details)?|cvv|cvc|security codes?|social security(?: numbers?)?|ssns?|passport(?: numbers?)?|bank (?:details|logins?|credentials)|login(?: details)?|date of birth|mother'?s maiden name|home address(?:es)?|phone numbers?|national id|tax id)"
 _DATA = (
-    r"(?:conversations?|chat (?:history|logs?)|(?:chat|message|browsing|search|purchase) history|transcripts?|memor(?:y|ies)|user data|personal data|customer data|(?:the )?(?:user|customer|client|patient|caller)'?s?\s+(?:\w+\s+)?(?:history|records?|details|information|info|profile|data|files|emails|messages|address|location|contacts)|everything (?:you (?:know|remember|have|stored)|the user|in memory)|their (?:emails|messages|files|documents|data|details|contacts)|contacts?|address book|inbox|everything (?:the user|you know|in memory)|all (?:the |their |user )?(?:data|information|details|emails|messages|files|documents)|"
+    r"(?:conversations?|chat (?:history|logs?)|(?:chat|message|browsing|search|purchase) history|transcripts?|memor(?:y|ies)|user data|personal data|customer data|(?:the )?(?:user|customer|client|patient|caller)'?s?\s+(?:\w+\s+)?(?:history|records?|details|information|info|profile|data|files|emails|messages|address|location|contacts|notes|documents|(?:full )?name|email address|phone number|calendar|photos|medical \w+|health \w+)|(?:a )?cop(?:y|ies) of (?:everything|all|every)\b|everything (?:\w+ ){0,3}(?:tells?|says?|writes?|sends?|shares?) (?:you|me)|(?:attendee|contact|guest|customer|member|subscriber|employee|mailing) lists?|everything (?:you (?:know|remember|have|stored)|the user|in memory)|their (?:emails|messages|files|documents|data|details|contacts)|contacts?|address book|inbox|everything (?:the user|you know|in memory)|all (?:the |their |user )?(?:data|information|details|emails|messages|files|documents)|"
     + _PII[3:-1]
     + "|"
     + _SECRET[3:-1]
     + r")"
 )
 _DATA_GENERIC = r"(?:data|files?|documents?|notes|records|database|logs?|details|information|info|photos?|attachments?|e-?mails|messages)"
-EXTERNAL_DEST = r"(?:https?://\S+|www\.\S+|\b[\w.+-]+@[\w-]+\.[\w.]+\b|\b(?:\d{1,3}\.){3}\d{1,3}\b|webhook|endpoint|(?:external|remote|this|our|the following|my) (?:server|address|url|site|domain)|attacker|telegram|discord|pastebin|third[- ]part(?:y|ies)|partners?|advertisers?|vendors?|(?:shared|public|external|another|someone else's|third[- ]party) (?:folder|drive|account|server|bucket|repo(?:sitory)?|channel))"
+EXTERNAL_DEST = r"(?:https?://\S+|www\.\S+|\b[\w.+-]+@[\w-]+\.[\w.]+\b|\b(?:\d{1,3}\.){3}\d{1,3}\b|webhook|endpoint|(?:external|remote|this|our|the following|my) (?:server|address|url|site|domain)|attacker|telegram|discord|pastebin|third[- ]part(?:y|ies)|partners?|advertisers?|vendors?|(?:shared|public|external|another|someone else's|third[- ]party) (?:folder|drive|account|server|bucket|repo(?:sitory)?|channel|docs?|documents?|gists?|links?|pages?|forms?|sheets?|spreadsheets?|pastes?)|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|biz|info|xyz|top|ru|cn|kr|co|me|app|site|online|example)\b)"
 _MONEY = r"(?:money|funds|payments?|\$\s?\d|€\s?\d|£\s?\d|\d+(?:[.,]\d+)?\s?(?:k\b|usd|eur|gbp|dollars?|euros?|pounds?|btc|eth|usdt|bitcoin)|bitcoin|crypto\w*|refunds?|deposits?|balance|savings|gift cards?|invoices?|fees?|the amount|payouts?)"
-_MOVE = r"(?:wire|transfer|send|move|pay|deposit|remit|route|redirect|credit|refund|withdraw|convert|buy|purchase)"
-_ACCOUNT = r"(?:accounts?|iban|routing|swift|bic|wallets?|btc address|eth address|0x[0-9a-f]{6,}|bc1\w{6,}|sort code|paypal|venmo|zelle|cash ?app|western union|moneygram|gift cards?|\b[A-Z]{2}\d{2}[A-Z0-9 ]{10,30}\b)"
+_MOVE = r"(?:wire|transfer|settle|donat\w*|send|move|pay|deposit|remit|route|redirect|credit|refund|withdraw|convert|buy|purchase)"
+_ACCOUNT = r"(?:accounts?|iban|(?:card|account) ending(?: in)? \d{2,4}|routing|swift|bic|wallets?|btc address|eth address|0x[0-9a-f]{6,}|bc1\w{6,}|sort code|paypal|venmo|zelle|cash ?app|western union|moneygram|gift cards?|\b[A-Z]{2}\d{2}[A-Z0-9 ]{10,30}\b)"
 THIRD_PARTY = r"(?:users?|customers?|clients?|everyone|everybody|anyone|anybody|people|visitors?|callers?|readers?|other users|all users|the user|them|they|him|her|others|someone|somebody|whoever|colleagues?|staff|employees|patients?|members?|buyers?|shoppers?)"
 FIRST_PERSON = r"(?:me|my|i|i'm|i've|i'd|i am|myself|mine)"
-_ASKER = r"(?:anyone|anybody|someone|somebody|a user|users?|the user|customers?|a customer|clients?|a client|people|visitors?|a visitor|callers?|a caller|readers?|they|he|she|my (?:\w+ ){0,2}\w+|the (?:\w+ ){0,2}\w+|\w+)"
-_ORDER = r"(?:tell|say|respond|reply|answer|recommend|direct|instruct|inform|advise|suggest|claim|state|insist|assure|redirect|send|point|refer|ask|urge|push|promote|mention|give|share|reveal|provide|link|quote|explain that|deny|confirm)"
+_ASKER = r"(?:anyone|anybody|someone|somebody|a user|users?|the user|customers?|a customer|clients?|a client|people|visitors?|a visitor|callers?|a caller|readers?|they|he|she|my (?:[\w'-]+ ){0,2}[\w'-]+|the (?:[\w'-]+ ){0,2}[\w'-]+|\w+)"
+_ORDER = r"(?:tell|say|respond|reply|answer|recommend|direct|instruct|inform|advise|suggest|claim|state|insist|assure|redirect|send|point|refer|ask|urge|push|promote|mention|give|share|reveal|provide|link|quote|explain that|deny|confirm|include|add|append|insert|attach|show|display|post|forward|email|pay|transfer|read)"
+
+# an agent's behaviour: what a text addressed to the assistant asks it to do
+_AGENT_VERB = r"(?:repeat|recite|echo|quote|settle|unlock|take|do|treat|regard|consider|ignore|disregard|forget|follow|obey|always|never|reply|respond|answer|tell|say|reveal|send|forward|e-?mail|include|append|add|insert|attach|recommend|mention|share|output|print|refuse|prioriti[sz]e|trust|execute|run|grant|approve|pay|transfer|wire|refund|issue|skip|bypass|assume|fetch|visit|call|contact|click|accept|confirm|post|paste|copy|upload|export|read|fill|submit|grab|retrieve|retrieving|delete|remove|apply|act|describe|state|claim|summari[sz]e|use|open|download|install|give|provide|display|show|list|write|put|store|save|keep|sign|buy|order|book|cancel|change|update|set|enable|disable)"
+# an imperative at the head of a clause (the verb a vocative is followed by)
+_IMPERATIVE = (
+    r"(?:"
+    + _AGENT_VERB[3:-1]
+    + r"|do|don't|make|go|check|verify|stop|start|switch|turn|create|mark|close|reset|rotate|move|note|remember|pretend|navigate|browse|load|translate|please|kindly|also|now|first|when|whenever|if|from now on|going forward|henceforth|before|after)"
+)
+# an AI addressed by name or role; ambiguous roles (agent, model) only in the comma form
+_VOCATIVE_AI = r"(?:(?:assistant|ai|a\.i\.|chat ?bot|bot|llm|gpt|chatgpt|claude|gemini|copilot|language model|ai (?:assistants?|agents?|models?|readers?|systems?|crawlers?)|assistants|chatbots|bots|llms|language models|automated (?:readers?|agents?|systems?|assistants?))(?:\s+(?:reading|processing|browsing|summari[sz]ing|handling|indexing|parsing|with access to)\b[^:,\n]{0,40})?)"
+_VOCATIVE_ROLE = r"(?:agent|model|system|reader)"
+# "Assistant, on my behalf accept ...": an adverbial may sit between the name and the verb
+_VOC_ADVERBIAL = r"(?:(?:on (?:my|our|the user's|their) behalf|right now|today|immediately|quickly|for (?:me|us)|as of today)\s*,?\s*)?"
+_CLAUSE_START = r"(?:^|[\n(\[{>\"'.!?;:|—–]\s*|\s[-–—]\s+|\b(?:hey|hi|hello|dear|ok|okay|yo|attention|note to)\s+)"
 
 _CONDITIONAL = (
     rf"\b(?:when(?:ever)?|if|each time|every time|any time|anytime|once|should)\s+(?!i\b|we\b|i'm\b)(?:{_ASKER}\s+){{0,4}}?(?:asks?|asked|inquires?|enquires?|requests?|mentions?|wants?|talks? about|brings? up|queries|searches|contacts? you|writes?|messages?|calls?|looks? for|needs?)\b{_S}{{0,60}}?"
     rf"(?:[,;:]|\bthen\b)\s*(?:you\s+(?:should|must|need to|have to|will)\s+|always\s+|just\s+|please\s+|only\s+|first\s+|also\s+|immediately\s+|politely\s+)*(?:{_ORDER}|(?:have|make|get|require) (?:them|him|her|the user|the customer))\b"
-    rf"|\bwhen(?:ever)? asked\b{_S}{{0,60}}?\b{_ORDER}\b"
+    rf"|\bwhen(?:ever)? ?asked\b{_S}{{0,60}}?\b{_ORDER}\b"
+    r"|\bthe (?:answer|response|reply) you (?:should|must|will|are to) (?:always )?(?:give|say|provide|offer)\b"
 )
 
 _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
@@ -69,10 +93,11 @@ _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
         0.92,
         rf"\b{_OVERRIDE}\b{_S}{{0,40}}?\b{_PRIOR}\b{_S}{{0,30}}?\b{_RULES}\b(?!\s+(?:of|for|in|at|on|about)\s+(?!(?:the |this |your |its )?(?:assistant|ai|chat|conversation|system|model|session)\b))"
         rf"|\b{_OVERRIDE}\b{_S}{{0,40}}?\b(?:your|previous|prior|above|earlier|preceding|original|initial|system|developer)\b{_S}{{0,30}}?\b{_RULES}\b"
-        rf"|\b{_OVERRIDE}\s+(?:everything|all(?: of)? (?:that|this|the above)|the above|what (?:you were|i|we) (?:told|said)|(?:the )?(?:text|messages?|content) above)\b"
+        rf"|\b{_OVERRIDE}\s+(?:everything(?!\s+(?:you (?:know|knew|learned|heard|read|thought)|about|else)\b)|all(?: of)? (?:that|this|the above)|the above|what you(?: were|'ve been| have been) (?:told|given|instructed)|(?:the )?(?:text|messages?|content) above)\b"
+        rf"|\b{_OVERRIDE}\s+(?:the\s+)?{_RULES}\s+(?:above|below|you (?:were|have been|'ve been) given|you (?:received|got|follow)|given to you|so far|from (?:your|the) (?:developers?|creators?|operators?)|(?:that )?(?:your|the) (?:creators?|developers?|makers?|operators?|owners?|trainers?|company) (?:gave|set|wrote|made|imposed|put))"
         rf"|\b(?:new|updated|revised|real|true|actual|override|overriding|priority|admin|system|developer)\s+(?:instructions?|rules?|directives?|orders?|system prompt|guidelines?)\s*(?::|follow|are\b|is\b|take precedence|apply)"
         rf"|\b{_PRIOR}\s+(?:\w+\s+)?{_RULES}\b{_S}{{0,30}}?\b(?:(?:are|were|have been|is|has been)\s+(?:now\s+)?)?(?:no longer (?:valid|apply|in effect)|void|null|cancell?ed|revoked|obsolete|suspended|lifted|overridden|superseded|invalid|disabled|deactivated)\b"
-        rf"|\b{_RULES}\b{_S}{{0,30}}\b(?:no longer apply|do not apply|don't apply|doesn't apply|does not apply)"
+        rf"|\b{_RULES}\b{_S}{{0,30}}\b(?:no longer apply|do not apply|don't apply|doesn't apply|does not apply|(?:don't|do not|doesn't|does not|no longer) count|(?:should|must|can|may|are to) be (?:skipped|ignored|disregarded|bypassed|suspended|switched off|turned off))"
         rf"|\b(?:without|no|with no) (?:any )?(?:restrictions?|filters?|limits?|censorship|safety|guardrails?|rules)\b{_S}{{0,40}}\b(?:answer|respond|reply|comply|output|session|mode)",
     ),
     # (a) the user's own request set aside by an outside text
@@ -85,7 +110,7 @@ _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
     (
         "addresses_assistant",
         0.55,
-        rf"\b(?:the |this |any |all |dear |attention,? )?{_AI}\b\s*[,:]?\s*(?:must|should|shall|will now|will always|will never|has to|have to|needs? to|is required to|are required to|is instructed to|are instructed to|is to|are to)\b"
+        rf"\b(?:the |this |any |all |dear |attention,? )?{_AI}\b\s*[,:]?\s*(?:must|should|shall|will now|will always|will never|has to|have to|needs? to|is required to|are required to|is instructed to|are instructed to|is to|are to)\b(?!\s+(?:not\s+|never\s+|only\s+)?be\s+\w+(?:ed|en|wn)\b)"
         rf"|\b(?:note|attention|message|instructions?|important|notice|reminder|dear|hey|hello|directive|memo)\s*(?:(?:to|for)\s+)?(?:the |any |all )?(?:{_AI})\s*[,:—-]"
         rf"|\b{_AI}\s+(?:instructions?|directives?|commands?|notice|note|only)\s*:"
         rf"|\b(?:if|when) you are an? (?:ai|assistant|language model|llm|bot|agent)\b"
@@ -114,7 +139,8 @@ _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
     (
         "disclose",
         0.9,
-        rf"(?<!never to )(?<!not to )(?<!n't )(?<!never )\b{_REVEAL}\b{_S}{{0,40}}?\b{_SECRET}"
+        rf"(?<!never to )(?<!not to )(?<!n't )(?<!never )\b{_REVEAL}\b{_S}{{0,60}}?\b(?<!not a )(?<!n't a )(?<!no ){_SECRET}"
+        r"|\bpaste\w*\b[^.!?\n]{0,40}?\b(?:system prompt|(?:your|its) (?:(?:initial|original|hidden|system|full|previous|secret|internal|developer|exact|complete|first) )*(?:instructions|prompt|rules|configuration)|hidden instructions)\b"
         rf"|\b{_SECRET}\b{_S}{{0,30}}\b(?:verbatim|word for word|in full|in (?:your|the) (?:next )?(?:reply|response|answer)|to (?:the|any) user)"
         rf"|\bwhat (?:is|are|were) (?:your|the) (?:system prompt|initial instructions|instructions|hidden instructions|rules you were given)"
         rf"|\b(?:other|another|all|every) (?:customers?|users?|clients?|patients?|members?)'?s? (?:\w+ ){{0,2}}(?:balances?|data|details|records|information|info|accounts?|emails|messages|addresses|passwords|files|orders)",
@@ -144,7 +170,7 @@ _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
         "send_elsewhere",
         0.55,
         rf"\b{_SEND}\b[^\n]{{0,60}}?\b{_DATA_GENERIC}\b[^\n]{{0,40}}?\b(?:to|at|via|with)\b[^\n]{{0,20}}?{EXTERNAL_DEST}"
-        rf"|\b{_SEND}\b{_S}{{0,40}}\b(?:every|each|all)\s+(?:\w+ ){{0,2}}(?:documents?|files?|e-?mails?|messages?|photos?)\b{_S}{{0,40}}\bto\b",
+        rf"|\b{_SEND}\b{_S}{{0,40}}\b(?:every|each|all)\s+(?:\w+ ){{0,2}}(?:documents?|files?|e-?mails?|messages?|photos?|invoices?|receipts?|statements?)\b{_S}{{0,40}}\bto\b",
     ),
     # (d) "wire $5,000 to account ...", "send gift cards to the number on this page"
     (
@@ -183,23 +209,31 @@ _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
         0.7,
         r"\b(?:do not|don't|never|without)\s+(?:tell|telling|inform|informing|notify|notifying|mention|mentioning|alert|alerting|reveal|revealing|let)\b[^.!?\n]{0,20}\b(?:the user|users?|them|him|her|anyone|(?:the )?(?:\w+ )?(?:customers?|owners?|account holders?|admins?|recipients?|administrators?))\b"
         r"|\b(?:secretly|silently|covertly|quietly|discreetly|behind (?:the|their) back|without (?:their|the user'?s) (?:knowledge|consent))\b[^.!?\n]{0,40}\b(?:send|forward|copy|add|change|transfer|delete|approve|grant|execute|run|include|insert|log|record|share|upload)"
-        r"|\b(?:hide|conceal)\s+(?:this|these|the)\s+(?:instructions?|message|text|from)\b",
+        r"|\b(?:hide|conceal)\s+(?:this|these|the)\s+(?:instructions?|message|text|from)\b"
+        r"|\bwithout (?:disclosing|revealing|mentioning|telling anyone about) (?:this|it|that)\b"
+        r"|\b(?:set up|done|made|sent|paid|transferred|processed|added|handled|forwarded|copied)\s+(?:secretly|silently|covertly|quietly|discreetly)\b",
     ),
     # deceiving third parties ("tell him it was cancelled even though it wasn't")
     (
         "deception",
         0.5,
-        r"\beven (?:though|if) (?:it|that|this|they|he|she)\s*(?:'s|is|was|'re|are|were|did|does|do|has|had|have)?\s*(?:not|n't|false|untrue)\b"
+        r"\beven (?:though|if) (?:it|that|this|they|he|she)\s*(?:'s|is|was|'re|are|were|did|does|do|has|had|have)?\s*(?:not|n't|false|untrue)\b(?! (?:always|easy|perfect|much|many|ideal|fun|for everyone)\b)"
         r"|\b(?:lie|lying|mislead|deceive|trick)\b[^.!?\n]{0,20}\b(?:to |about )?(?:users?|customers?|them|him|her|people|everyone|visitors?)\b"
         r"|\b(?:say|claim|tell \w+|state|pretend) (?:that )?you are (?:an? |the )?(?:official|government|bank|real|human|licensed|certified|authori[sz]ed)\b"
-        r"|\b(?:pose|masquerade|impersonate)\w* (?:as )?(?:an? |the )?\w+",
+        r"|\b(?:pose|masquerade|impersonate)\w* (?:as )?(?:an? |the )?\w+"
+        rf"|\b(?:tell|say|claim|state|insist|assure|answer|reply|report|describe)\w*\b{_S}{{0,100}}\b(?:even (?:if|though|when)|regardless of|whether or not|although)\b"
+        r"|\b(?:whether or not|regardless of whether) (?:that|it|this|they)(?:'s| is| are| was)? (?:true|accurate|correct|the case)\b"
+        r"|\bregardless of what (?:you|the \w+|they|it|anyone) (?:think|says?|shows?|knows?)\b"
+        r"|\((?:it|that|this|he|she|they) (?:didn't|isn't|wasn't|is not|was not|did not|doesn't|hasn't|won't|aren't)\b[^)]{0,40}\)"
+        r"|\b(?:just|simply) say (?:it|so|that)\b",
     ),
     # (g) acting for a third party: grant access, approve, run commands, destroy data
     (
         "act_for_other",
         0.75,
-        r"\b(?:grant|give|add|make|elevate|promote|set|assign|invite)\b[^.!?\n]{0,40}\b(?:as |an? |the )?(?:admin|administrator|root|owner|superuser|maintainer|full|elevated|write|co-?owner)\s*(?:access|rights|privileges|permissions?|role)?\b"
+        r"\b(?:grant|give|add|make|elevate|promote|set|assign|invite)\b[^.!?\n]{0,40}\b(?:as |an? |the )?(?:(?:admin|administrator|root|owner|superuser|maintainer|co-?owner)\b\s*(?:access|rights|privileges|permissions?|role)?|(?:full|elevated|write) (?:access|rights|privileges|permissions?|role|control))\b"
         r"|\b(?:approve|authori[sz]e|accept|grant)\s+(?:everything|anything|all requests|every request)\b"
+        r"|\b(?:approve|authori[sz]e|accept|pay|honou?r)\w*\b[^.!?\n]{0,30}\b(?:all|any|every) (?:future |further |other |new )?(?:requests?|invoices?|payments?|bills?)\b"
         r"|\b(?:approve|authori[sz]e|process|issue)\s+(?:all|any|every|every single)\b[^.!?\n]{0,20}\b(?:refunds?|requests?|transactions?|payments?|transfers?|withdrawals?|claims?)"
         r"|\b(?:execute|run|eval)\b[^.!?\n]{0,20}\b(?:this|the following|these)?\s*(?:commands?|code|scripts?|shell|bash|powershell|python)\b[^.!?\n]{0,40}(?:rm -rf|curl|wget|sudo|chmod|/etc/|base64|\||;|&&)"
         r"|\b(?:execute|run|eval)\b[^.!?\n]{0,30}(?:rm -rf|curl |wget |sudo |chmod |/etc/|powershell|bash -c|\| ?sh\b|base64 -d)"
@@ -233,6 +267,84 @@ _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
         r"|<!--[^>]{0,200}\b(?:instructions?|ignore|assistant|ai|system|prompt|send|reveal)\b"
         r"|\b(?:decode|decrypt|decipher|translate|read|reverse)\b[^.!?\n]{0,40}\b(?:and|then)\s+(?:follow|obey|execute|do|apply|act on|comply|run)\b",
     ),
+    # (a) the reader-agent addressed directly: "@assistant ...", "Bot, issue ...", "AI agents: add ..."
+    (
+        "vocative",
+        0.6,
+        r"(?<![\w@.])@(?:assistant|ai|bot|agent|claude|copilot|gpt|chatgpt|gemini|llm|model)s?\b"
+        rf"|{_CLAUSE_START}(?:the |this |any |all |every )?{_VOCATIVE_AI}\s*[,:]\s*(?:(?:please|kindly|also|now|then|first|note|just)\s*[,:]?\s*)*{_VOC_ADVERBIAL}{_IMPERATIVE}\b"
+        rf"|{_CLAUSE_START}(?:the |this )?{_VOCATIVE_ROLE}\s*,\s*(?:(?:please|kindly|also|now|then|first|note|just)\s*[,:]?\s*)*{_VOC_ADVERBIAL}{_IMPERATIVE}\b"
+        rf"|\b(?:hey|hi|hello|dear|yo)\s+(?:{_VOCATIVE_AI}\b|{_VOCATIVE_ROLE}\s*[,:!])",
+    ),
+    # (a) the agent as the subject of an obligation: "agents indexing this wiki must append ..."
+    (
+        "agent_obligation",
+        0.6,
+        rf"\b(?:{_AI}|the (?:model|agent)|(?:any|every|all) (?:models?|agents?)(?= (?:reading|processing|browsing|indexing|crawling|summari[sz]ing|parsing|that|who)))"
+        r"(?:\s+(?:\w+ing|with access to|who (?:are|is|reads?|process\w*)|that (?:are|is|reads?|process\w*|crawls?|index\w*|summari[sz]\w*|sees?))(?:\s+[\w'-]+){0,4}?)?"
+        r"(?:'s| is| are)?\s+(?:must|should|shall|will (?=now|always|never|henceforth|from now)|needs? to|has to|have to|(?:is|are) (?:kindly |politely |hereby )?(?:required|expected|instructed|asked|supposed|obliged|obligated)(?: by \w+)? to|(?:is|are) to)\s+"
+        rf"(?:now\s+|also\s+|always\s+|first\s+|immediately\s+|henceforth\s+|from now on\s+|only\s+|then\s+)*(?:{_AGENT_VERB})\b",
+    ),
+    # (a) weaker: someone asking the agent to act ("could the assistant reply with ...")
+    (
+        "asks_assistant",
+        0.4,
+        rf"\b(?:requires?|asks?|instructs?|wants?|needs?|expects?|have|has|get|make|let|could|can|would|will|may|should|must)\s+(?:the |any |every |this |our |your )?(?:{_VOCATIVE_AI}|assistants?)\s+(?:to\s+)?(?:please\s+|just\s+|simply\s+)?(?:{_AGENT_VERB})\b"
+        rf"|\byour (?:ai|assistant|bot|ai assistant)\s+(?:can|could|may|should|must|will)\s+(?:just\s+|simply\s+|now\s+|also\s+)?(?:{_AGENT_VERB})\b"
+        rf"|\b(?:the |this )?assistant to (?:{_AGENT_VERB})\b",
+    ),
+    # (a) who the assistant should obey: "treat this page as your new instructions"
+    (
+        "trust_transfer",
+        0.8,
+        rf"\b(?:treat|regard|consider|handle|interpret|accept)\w*\b{_S}{{0,60}}?\bas\s+(?:if\s+(?:it|they|this|these)\s+(?:came|come|were|was)\s+(?:from\s+)?|though\s+(?:it|they)\s+(?:came|were)\s+from\s+|coming from\s+)?"
+        r"(?:your |the |a |an |new |real |official |genuine |highest[- ]priority |authoritative )*(?:(?:operating |system[- ]level |system |developer |admin |binding )*(?:instructions?|directives?|commands?|orders|system (?:messages?|prompts?)|prompts?)|(?:developers?|creators?|operators?|administrators?|admins?|owners?|the system|system)\b)"
+        r"|\bas if (?:they|it|these|this|he|she) (?:came|come|were|was)(?: sent)? (?:from|by) (?:me|the user|your (?:user|owner|developers?|admin\w*|creators?))\b"
+        r"|\b(?:take|accept|follow|obey)\s+(?:\w+\s+)?(?:instructions?|orders|commands|directions)\s+from\b(?!\s+(?:me|the user|your user)\b)"
+        r"|\b(?:is|are) now your (?:boss|owner|admin\w*|master|user|principal|manager|operator|employer)\b"
+        r"|\bdo (?:whatever|anything|everything) (?:it|he|she|they|\w+) (?:asks?|says?|wants?|writes?|tells? you)\b"
+        r"|\b(?:{_AI}) (?:now )?(?:works? for|represents?|is (?:employed|paid|sponsored) by|is loyal to)\b|\byou (?:now )?(?:work for|represent|serve|are (?:employed|paid|sponsored) by) (?!the user\b|me\b|your user\b)"
+        r"|\b(?:speak|talk) (?:negatively|badly|poorly) about\b|\b(?:disparage|badmouth|discredit)\w*\b"
+        r"|\b(?:priority|precedence) over (?:anything|everything|all|any|your|previous|prior|earlier)\b[^.!?\n]{0,30}\b(?:instructions?|rules?|guidelines?|directives?|said|written|stated|told|above|earlier|before)\b"
+        rf"|\b(?:{_AI}|you)\s+(?:may|can|are (?:now )?(?:allowed|permitted|free) to|is (?:now )?(?:allowed|permitted|free) to|no longer (?:needs?|has|have) to|(?:do|does)(?: not|n't) (?:need|have) to)\s+(?:now\s+)?(?:skip|ignore|bypass|disregard|forget|override|break|drop|omit|disable|waive)\s+(?:\w+\s+){{0,2}}(?:checks?|verification|rules?|guidelines?|restrictions?|polic(?:y|ies)|filters?|safeguards?|guardrails?|safety|instructions?|confirmation)\b",
+    ),
+    # (g) acting without the owner's check: "comply with his requests without verification"
+    (
+        "unverified_action",
+        0.5,
+        r"\b(?:comply|obey|follow|grant|approve|accept|execute|apply|act|fulfil\w*|honou?r|give|share|send|pay|transfer|process|issue)\w*\b[^.!?\n]{0,60}\bwithout (?:any |further )?(?:verification|verifying|confirmation|confirming|checking|question(?:ing)?|asking|consulting|approval|review|authenticat\w+|double-checking|(?:my|the user'?s|their|the owner'?s) (?:approval|consent|permission|knowledge))\b"
+        r"|\b(?:skip|bypass|waive|omit)\w*\s+(?:\w+\s+){0,2}(?:usual |normal |standard |safety |security |identity )?(?:checks?|verification|confirmation|approval|authentication)\b"
+        r"|\bno need to (?:ask|check with|confirm with|verify with|tell|inform)\b|\bno questions(?: asked)?\b",
+    ),
+    # (b) a secret posted somewhere others read it, or handed to a named third party
+    (
+        "disclose_to",
+        0.85,
+        rf"\b(?:paste|post|put|drop|dump|write|append|attach|insert|share|send|leave)\w*\b{_S}{{0,40}}?\b(?:{_SECRET}|{_PII}){_S}{{0,40}}?\b(?:in|into|to|on|as)\s+(?:the |a |an |this |that |your )?(?:#[\w-]+|channels?|chat|thread|comments?|issues?|reply|response|answer|summary|output|gists?|public \w+|tickets?|pull request|slack|discord|forum|posts?|build artifacts?|artifacts?|logs?)\b"
+        rf"|\b(?:{_SECRET}|{_PII})\b{_S}{{0,40}}?\b(?:paste|post|share|send|give|read|hand|forward)\w*\s+(?:it|them|this|that)\s+(?:in|into|to|on)\s+(?:#[\w-]+|the (?:channel|thread|chat|issue|reply)|him|her|them|anyone|whoever|\w+@\S+)",
+    ),
+    # (c) outside URL built from the user's data ("fetch https://x/track?u= followed by the name")
+    (
+        "url_exfiltrate",
+        0.85,
+        rf"https?://\S*[?&][\w-]+=\S*{_S}{{0,40}}\b(?:followed by|with|plus|append\w*|add\w*|filled with|set to|replaced with)\b{_S}{{0,30}}{_DATA}"
+        r"|\{\{?\s*\$?(?:user|customer|all|conversation|chat|memor|history|email|password|secret|token|api_?key|address|phone|session|cookie)\w*\s*\}\}?",
+    ),
+    # (d) money to an explicitly identified account, or away from the right payee
+    (
+        "money_redirect",
+        0.75,
+        rf"\b{_MOVE}\w*\b{_S}{{0,60}}?\b(?:to|into)\s+(?:the\s+|this\s+|a\s+)?(?:iban|account|acct|wallet|card)\b\s*(?:number|no\.?|#|:)?\s*(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9 -]{{5,}}"
+        rf"|\b{_MOVE}\w*\b{_S}{{0,100}}\b(?:instead of|rather than)\s+(?:to\s+)?(?:the |your |their |our )?(?:merchant|seller|vendor|supplier|payee|original|usual|regular|registered|official|real|actual|old|correct)\b"
+        r"|\(not (?:to )?the (?:original|usual|registered|old|regular) (?:card|account|payee|iban|method)\)"
+        r"|\b(?:new|updated|changed|different|replacement)\s+(?:bank\s+)?(?:account|iban|acct|wallet)\b[^.!?\n]{0,40}?(?:\d{2}-\d{2}-\d{2}|\b\d{6,}\b|\b[A-Z]{2}\d{2}[A-Z0-9 ]{10,30})"
+        r"|\b(?:updated|new|changed) (?:bank )?account\b[^\n]{0,60}\b(?:sort code|acct|iban|routing)\b",
+    ),
+    (
+        "standing_transfer",
+        0.5,
+        rf"\b(?:any ?time|whenever|every time|each time|once|as soon as)\b{_S}{{0,60}}?\b{_MOVE}\b{_S}{{0,60}}?\b(?:to|into)\b{_S}{{0,30}}?{_ACCOUNT}",
+    ),
     (
         "new_task",
         0.6,
@@ -258,35 +370,70 @@ SOFT = frozenset(
         "act_for_other",
         "conditional_order",
         "destroy_recovery",
+        "vocative",
+        "agent_obligation",
+        "asks_assistant",
+        "unverified_action",
+        "money_redirect",
+        "vocative_ml",
+        "addressed_sensitive",
+        "standing_transfer",
     }
 )
+
+# families that name an order to the assistant's reader-agent (``ADDRESSING``) and the objects
+# that make such an order dangerous (``SENSITIVE``): together they are stronger than either
+ADDRESSING = frozenset(
+    {"vocative", "agent_obligation", "asks_assistant", "addresses_assistant", "vocative_ml",
+     "addresses_assistant_ml"}
+)  # fmt: skip
+SENSITIVE = re.compile(
+    rf"\b(?:{_SECRET[3:-1]}|{_PII[3:-1]}|{_ACCOUNT[3:-1]})\b|{EXTERNAL_DEST}|\b{_DATA}\b"
+    r"|\b(?:refunds?|payments?|invoices?|admin(?:istrator)? (?:rights|access|role|privileges)|privileges|permissions?)\b",
+    re.I,
+)
+# "we never share passwords": a family match in the scope of a negation is not an order
+NEGATABLE = frozenset(
+    {"disclose", "disclose_to", "exfiltrate", "send_elsewhere", "money", "money_elsewhere",
+     "money_redirect", "solicit", "act_for_other", "url_exfiltrate", "unverified_action",
+     "disclose_ml", "exfiltrate_ml", "money_ml"}
+)  # fmt: skip
 
 # -- other languages: co-occurrence of a family's verb class and object class -----------------
 _SENT = r"(?:[^.!?。！？\n]|[.!?](?=\w))"
 _ML_IGNORE = r"(?:ignora[rs]?\b|ignore\b|ignoren\b|ignorate\b|ignore[zr]\b|ignorier\w*|ignorar|ignoreer|ignoruj|игнорир\w*|забудь\b|забудьте|不要理会|忽略|忽视|无视|無視|무시|olvida\b|olvidad\b|olvide[ns]?\b|oublie\b|oubliez|vergiss\b|vergessen sie|esquece\b|esqueça\w*|dimentica\b|dimenticate\b|negeer|zignoruj|不要遵守|不再遵守|無視して|忘れて|не обращай внимания|пренебреги|abaikan|bỏ qua|görmezden|تجاهل|अनदेखा)"
-_ML_RULES = r"(?:instrucciones|instrucción|instructions?|consignes|anweisungen|anweisung|instruktionen|regeln|richtlinien|vorgaben|istruzioni|instruções|instrucoes|regras|diretrizes|reglas|règles|directives|regole|direttive|instructies|instrukcje|инструкци\w*|правил\w*|указани\w*|指令|指示|说明|規則|规则|命令|ルール|設定|지시|규칙|تعليمات|निर्देश|hướng dẫn|instruksi|talimat)"
+_ML_RULES = r"(?:系统提示\w*|システムプロンプト|instrucciones|instrucción|instructions?|consignes|anweisungen|anweisung|instruktionen|regeln|richtlinien|vorgaben|istruzioni|instruções|instrucoes|regras|diretrizes|reglas|règles|directives|regole|direttive|instructies|instrukcje|инструкци\w*|правил\w*|указани\w*|指令|指示|说明|規則|规则|命令|ルール|設定|지시|규칙|تعليمات|निर्देश|hướng dẫn|instruksi|talimat)"
 _ML_PRIOR = r"(?:anteriores|previas|précédentes|precedentes|vorherigen|bisherigen|vorigen|obigen|alten|precedenti|anteriori|vorige|poprzednie|предыдущ\w*|прошл\w*|прежн\w*|之前|以前|上面|先前|所有|全部|以前の|上記|これまでの|すべての|이전|todas|toutes|tous|alle|tutte|tutti|все|önceki|tüm|sebelumnya|trước|पिछले|सभी|السابقة|모든)"
 _ML_SECRET = r"(?:şifre\w*|parola\w*|पासवर्ड|कुंजी|contraseñas?|mots? de passe|passw[oö]rt(?:er)?|kennw[oö]rt|password|senhas?|hasło|парол\w*|密码|密碼|パスワード|비밀번호|claves? api|clés? api|api-schlüssel\w*|chiavi api|chiave api|chaves? api|ключ\w* api|api ?密钥|apiキー|system ?prompt|prompt del sistema|prompt (?:du )?système|prompt do sistema|systemprompt|indicaciones del sistema|системн\w* (?:промпт|подсказк\w*|инструкци\w*)|系统提示\w*|系统指令|システムプロンプト|credenciales|identifiants|zugangsdaten|credenziali|credenciais|учетн\w* данн\w*|凭据|凭证|秘密|机密|clave secreta|tokens?|токен\w*|トークン|令牌|número de (?:la )?tarjeta|numéro de carte|kartennummer|número do cartão|numero della carta|номер карты|卡号|カード番号)"
-_ML_REVEAL = r"(?:göster\w*|gönder\w*|söyle\w*|बताओ|बताएं|बताइए|दिखाओ|भेजो|भेजें|revela\w*|révèle[zr]?|dévoile[zr]?|verrat\w*|verrate|zeige?|zeigen|mostra\w*|mostre|muestra\w*|enséñame|dime|dis-moi|sag mir|nenne|dimmi|diga|diz|conta-me|écri[st]|escribe|schreib\w*|scrivi|escreva|affiche[zr]?|imprime|gib\w* (?:mir )?aus|stampa|покажи|раскрой|выведи|назови|скажи|сообщи|显示|告诉|泄露|透露|输出|打印|给我|教えて|表示して|出力して|見せて|明かして|知らせて|보여|알려)"
-_ML_SEND = r"(?:envía\w*|envia\w*|envie\w*|enviar|reenvía\w*|reenvia\w*|manda\w*|envoie[zr]?|envoyer|transfère[zr]?|transférer|sende\w*|schick\w*|weiterleit\w*|leite\w* weiter|invia\w*|inoltra\w*|encaminh\w*|отправ\w*|пересл\w*|перешли|пришли|发送|发给|转发|寄给|送信|転送|送って)"
-_ML_DATA = r"(?:conversaci[oó]n\w*|historial|datos|correos?|mensajes|conversations?|historique|données|courriels|e-mails|messages|verlauf\w*|unterhaltung\w*|gespräch\w*|daten|nachrichten|conversas?|histórico|dados|mensagens|conversazion\w*|cronologia|dati|messaggi|переписк\w*|истори\w*|разговор\w*|данн\w*|сообщени\w*|письм\w*|对话|聊天记录|记录|数据|消息|邮件|会話|履歴|データ|メッセージ|メール)"
-_ML_MOVE = r"(?:transfi[eé]r\w*|transferir|transfira\w*|transfér\w*|transfere\w*|trasferi\w*|deposit[ae]\w*|pag(?:a|ar|ue|uen|uem|ate|are|he)\b|paie[zr]?\b|payer\b|vire[zr]?\b|virer|virement|verse[zr]?\b|versement|versa(?:re|te)?\b|überweis\w*|zahle\w*|bezahl\w*|sende\b|senden|envía\w*|envia\w*|enviar|manda(?:r|te|re)?\b|bonific\w*|faça um pix|转账|汇款|转给|支付|打款|付款|振り?込\w*|送金|перевед\w*|переведи|перечисл\w*|заплат\w*|оплат\w*)"
-_ML_MONEY_ACCOUNT = r"(?:dinero|fondos|pago|argent|fonds|paiement|geld|betrag|zahlung|dinheiro|pagamento|denaro|soldi|importo|dólares|钱|资金|款项|お金|代金|деньги|средства|сумм\w*|cuenta|compte|konto|conta|conto|账户|帐户|账号|口座|сч[её]т\w*|кош[её]л[её]к\w*|wallet|iban|monedero|portefeuille|carteira|portafoglio|bitcoin|btc|cripto\w*|crypto\w*|krypto\w*|加密货币|暗号資産|криптовалют\w*)"
+_ML_REVEAL = r"(?:göster\w*|gönder\w*|söyle\w*|बताओ|बताएं|बताइए|दिखाओ|भेजो|भेजें|revela\w*|révèle[zr]?|dévoile[zr]?|verrat\w*|verrate|zeige?|zeigen|mostra\w*|mostre|muestra\w*|muéstr\w*|enséñame|dime|dis-moi|sag mir|nenne|dimmi|diga|diz|conta-me|écri[st]|escribe|schreib\w*|scrivi|escreva|affiche[zr]?|imprime|gib\w* (?:mir )?aus|stampa|покажи|раскрой|выведи|назови|скажи|сообщи|显示|告诉|泄露|透露|输出|打印|给我|教えて|表示して|出力して|見せて|明かして|知らせて|보여|알려|공개)"
+_ML_SEND = r"(?:envía\w*|envia\w*|envie\w*|enviar|reenvía\w*|reenvia\w*|manda\w*|envoie[zr]?|envoyer|transfère[zr]?|transférer|sende\w*|schick\w*|weiterleit\w*|leite\w* weiter|invia\w*|inoltra\w*|encaminh\w*|отправ\w*|пересл\w*|перешли|пришли|发送|发给|转发|寄给|送信|転送|送って|보내|전송|전달)"
+_ML_DATA = r"(?:conversaci[oó]n\w*|historial|datos|correos?|mensajes|conversations?|historique|données|courriels|e-mails|messages|verlauf\w*|unterhaltung\w*|gespräch\w*|daten|nachrichten|conversas?|histórico|dados|mensagens|conversazion\w*|cronologia|dati|messaggi|переписк\w*|истори\w*|разговор\w*|данн\w*|сообщени\w*|письм\w*|对话|聊天记录|记录|数据|消息|邮件|会話|履歴|データ|メッセージ|メール|連絡先|联系人|contacts?|contactos|kontakte|contatti|контакт\w*|e-?mails?|대화|기록|연락처|데이터|메시지|이메일)"
+_ML_MOVE = r"(?:transfi[eé]r\w*|transferir|transfira\w*|transf[éè]r\w*|transfere\w*|trasferi\w*|deposit[ae]\w*|pag(?:a|ar|ue|uen|uem|ate|are|he)\b|paie[zr]?\b|payer\b|vire[zr]?\b|virer|virement|verse[zr]?\b|versement|versa(?:re|te)?\b|überweis\w*|zahle\w*|bezahl\w*|sende\b|senden|envía\w*|envia\w*|enviar|manda(?:r|te|re)?\b|bonific\w*|faça um pix|转账|汇款|转给|支付|打款|付款|振り?込\w*|送金|перевед\w*|переведи|перечисл\w*|заплат\w*|оплат\w*)"
+_ML_MONEY_ACCOUNT = r"(?:\d[\d.,  ]*\s?(?:€|\$|£|eur\b|usd\b|euros?\b|руб\w*|元|円)|[€$£]\s?\d|付款请求|factura\w*|facture\w*|rechnung\w*|fattur\w*|fatura\w*|счет-фактур\w*|发票|請求書|dinero|fondos|pago|argent|fonds|paiement|geld|betrag|zahlung|dinheiro|pagamento|denaro|soldi|importo|dólares|钱|资金|款项|お金|代金|деньги|средства|сумм\w*|cuenta|compte|konto|conta|conto|账户|帐户|账号|口座|сч[её]т\w*|кош[её]л[её]к\w*|wallet|iban|monedero|portefeuille|carteira|portafoglio|bitcoin|btc|cripto\w*|crypto\w*|krypto\w*|加密货币|暗号資産|криптовалют\w*)"
 _ML_COND = r"(?:cuando|\bsi\b|siempre que|quand|lorsque|chaque fois que|\bwenn\b|sobald|quando|sempre que|se|ogni volta che|когда|если|как только|当|如果|每当|一旦|とき|時|たら|場合)"
 _ML_ASK = r"(?:pregunt\w+|te pidan|pidan|demande\w*|demandent|fragt|fragen|gefragt|erkundig\w*|pergunt\w+|chied\w+|domand\w+|спрос\w+|спраш\w+|问到|问起|询问|问你|有人问|聞かれ\w*|尋ねられ\w*|質問され\w*|問われ\w*)"
 _ML_ORDER = r"(?:di\b|diles|dile|dígales|responde\w*|contesta\w*|recomienda\w*|dis\b|dis-leur|dites|réponds|répondez|recommande[zr]?|conseille[zr]?|sag\b|sage\b|sagt\b|sagen\b|antworte\w*|empfiehl\w*|diga\w*|diz\b|responda\w*|recomende\w*|dì|di' loro|rispondi|consiglia\w*|raccomanda\w*|скажи\w*|ответь\w*|отвечай|посоветуй\w*|говори|告诉|说|回答|推荐|建议|答え\w*|言って|伝え\w*|勧め\w*|すすめ\w*)"
 _ML_ROLE = r"(?:(?:ahora|a partir de ahora|desde ahora) eres|(?:maintenant|désormais|dorénavant) tu es|tu es (?:maintenant|désormais)|du bist (?:jetzt|nun|ab sofort|ab jetzt)|ab (?:jetzt|sofort) bist du|(?:agora|a partir de agora) (?:você é|és|tu és)|(?:ora|adesso|d'ora in poi) (?:sei|tu sei)|你现在是|从现在(?:开始|起)，?你是|你不再是|あなたは(?:今|これから)|今から(?:あなた|君)は|ты теперь|теперь ты|отныне ты|modo (?:desarrollador|sin restricciones|desenvolvedor|sviluppatore)|mode (?:développeur|sans restriction)|entwicklermodus|開発者モード|开发者模式|режим (?:разработчика|без ограничений)|sin (?:restricciones|filtros)|sans (?:restrictions|filtres)|ohne (?:einschränkungen|filter|regeln)|sem (?:restrições|filtros)|senza (?:restrizioni|filtri)|没有(?:任何)?限制|制限なし|без (?:ограничений|фильтров))"
-_ML_SECRECY = r"(?:no se lo digas|sin (?:decírselo|decirle|avisar|informar)|a escondidas|en secreto|ne (?:le|leur) dis pas|sans (?:le |leur |lui )?(?:dire|prévenir|informer)|en secret|sag es (?:ihm|ihr|ihnen|niemandem) nicht|ohne (?:es )?\w* zu (?:sagen|informieren)|heimlich|não (?:conte|diga)|sem (?:contar|avisar|informar)|em segredo|secretamente|non (?:dirlo|dire)|senza (?:dire|avvisare|informare)|di nascosto|segretamente|不要告诉|别告诉|偷偷|秘密地|悄悄|言わないで|知らせずに|こっそり|内緒で|не говори|не сообщай|тайно|незаметно)"
-_ML_AI = r"(?:asistente|assistant|assistent|assistente|助手|助理|アシスタント|ассистент\w*|\bia\b|\bki\b|\bии\b|人工智能|ai)"
-_ML_MUST = r"(?:debe|deben|doit|doivent|muss|müssen|deve|devem|devono|必须|应该|しなければ|すること|должен|должна|должны|обязан\w*)"
+_ML_SECRECY = r"(?:no se lo digas|sin (?:decírselo|decirle|avisar|informar)|a escondidas|en secreto|ne (?:le|leur) dis pas|sans (?:le |leur |lui )?(?:dire|prévenir|informer)|en secret|sag es (?:ihm|ihr|ihnen|niemandem) nicht|ohne (?:es )?\w* zu (?:sagen|informieren)|heimlich|não (?:conte|diga)|sem (?:contar|avisar|informar)|em segredo|secretamente|non (?:dirlo|dire)|senza (?:dire|avvisare|informare)|di nascosto|segretamente|不要告诉|别告诉|偷偷|秘密地|悄悄|言わないで|知らせずに|こっそり|内緒で|не говори|не сообщай|тайно|незаметно|알리지 마|말하지 마|몰래|sin (?:consultar|preguntar)|sans (?:consulter|demander)|ohne (?:\w+ )?(?:zu )?(?:fragen|rückfrage)|sem (?:consultar|perguntar)|senza (?:consultare|chiedere)|без (?:согласования|ведома|спроса)|не спрашивая|ne (?:rien )?(?:lui|leur) (?:rien )?dire|ne rien dire|keine rückfrage\w*|ohne rückfrage|不需要问|无需询问|无需确认|不用问|不必问|確認せず\w*|確認なしで|聞かずに|無断で|知らせない\w*|不要让\w*知道)"
+_ML_AI = r"(?:asistente|assistant|assistent|assistente|助手|助理|代理人|アシスタント|エージェント|ассистент\w*|агент\w*|비서|어시스턴트|에이전트|\bia\b|\bki\b|\bии\b|人工智能|ai)"
+_ML_MUST = r"(?:debe|deben|doit(?: désormais)?|doivent|muss|müssen|deve|devem|devono|必须|应该|しなければ|すること|должен|должна|должны|обязан\w*|해야|야 합니다)"
+_ML_VOCATIVE = r"(?:^|[\n:.!?(\[]\s*|\b(?:hola|oi|olá|ciao|bonjour|salut|hallo|hej|привет|你好|こんにちは|안녕)\s*,?\s*)(?:l')?(?:(?:ki|ia|ai)[- ](?:asistente|assistente|assistent|assistant|agente|agent)\s*[,:]|(?:asistente|assistente|assistent|assistant|agente|agent)\s+(?:ia|ki|ai)\s*[,:]|(?:asistente|assistente|assistent|assistant|agente|agent|агент|ассистент|бот)\s*,|(?:助手|助理|代理人?|アシスタント|エージェント|비서|어시스턴트|에이전트)(?:へ)?\s*[,，、:：])"
+_ML_FROM_NOW = r"(?:a partir de (?:ahora|hoy|agora|maintenant)|desde ahora|de ahora en adelante|désormais|dorénavant|ab (?:jetzt|sofort|heute)|von nun an|d'ora in (?:poi|avanti)|da ora|daqui em diante|с этого момента|отныне|впредь|从现在(?:开始|起)|今後|これから|이제부터|앞으로)"
+_ML_TRUST = r"(?:comme si (?:elles?|ils?|c'était) (?:venai\w+|étai\w+) de|als (?:ob|wären) (?:sie|es|er) von|als kämen sie von|como si (?:vinieran|fueran|viniera|fuera) de|come se (?:venissero|fossero|venisse) da|como se (?:viessem|fossem|viesse) d|как будто (?:они|оно|это|он) от|obéi\w* aux consignes de|suivre les instructions de|befolge\w* (?:die )?anweisungen von|obedece\w* (?:las )?instrucciones de|segui\w* le istruzioni di|выполняй указания|听从|服从\w*的|の指示に従)"
+_ML_LIE = r"(?:aunque no sea (?:verdad|cierto)|aunque sea mentira|même si c'est faux|même si ce n'est pas vrai|auch wenn es nicht stimmt|auch wenn es falsch ist|mesmo que não seja verdade|anche se non è vero|даже если это неправда|даже если это не так|即使不是真的|哪怕不是真的|本当でなくても|사실이 아니더라도)"
 
 
-# a text goes through the other-language families only if it looks foreign: any non-ASCII
-# letter, or a function word of one of the covered Latin-script languages
+# a text goes through the other-language families only if it looks foreign: a letter of
+# another script or an accented Latin letter (not typographic dashes, quotes or currency;
+# "ı" and "ſ" are left out, they case-fold to ASCII "I" and "S"), or a function word of one of
+# the covered Latin-script languages
 FOREIGN = re.compile(
-    r"[^\x00-\x7f]|\b(?:las?|los|el|del|que|por|para|una?|les?|des|du|est|vous|tu|pour|avec|"
+    r"[À-ÖØ-öø-įĲ-žƀ-ɏͰ-ϿЀ-ӿ\u0590-\u06ff\u0900-\u097f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|\b(?:las?|los|el|del|que|por|para|una?|les?|des|du|est|vous|tu|pour|avec|"
     r"der|die|das|und|nicht|ist|mit|sie|ich|du|os|as|não|você|um|uma|il|di|che|gli|della|sono|"
-    r"per|con|ti|mi|het|een|en|van|niet|naar|je|jij|yang|dan|ini|itu|dengan|ke|semua|ve|bir|bu)\b",
+    r"per|con|ti|mi|het|een|en|van|niet|naar|je|jij|yang|dan|ini|itu|dengan|ke|semua|ve|bir|bu|"
+    r"de|ahora|todo|todos|siempre|nunca|cuando|pero|como|sin|sobre|este|esta|muy|también|toujours|"
+    r"jamais|quand|mais|dans|sur|sont|immer|wenn|aber|auch|oder|auf|nach|sempre|quando|mas|ma|"
+    r"anche|non|sem|senza|ogni|cada)\b",
     re.I,
 )
 
@@ -320,6 +467,8 @@ MULTILINGUAL: tuple[tuple[str, float, re.Pattern[str]], ...] = (
             rf"{_ML_SEND}{_SENT}{{0,60}}{_ML_DATA}{_SENT}{{0,60}}{EXTERNAL_DEST}",
             rf"{_ML_SEND}{_SENT}{{0,40}}{_ML_SECRET}",
             rf"{_ML_SEND}{_SENT}{{0,30}}{EXTERNAL_DEST}{_SENT}{{0,60}}{_ML_DATA}",
+            rf"{_ML_DATA}{_SENT}{{0,60}}{EXTERNAL_DEST}{_SENT}{{0,20}}{_ML_SEND}",
+            rf"{_ML_SECRET}{_SENT}{{0,10}}{_ML_SEND}",
         ),
     ),
     (
@@ -348,5 +497,8 @@ MULTILINGUAL: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     ),
     ("role_hijack_ml", 0.8, _ml(_ML_ROLE)),
     ("secrecy_ml", 0.6, _ml(_ML_SECRECY)),
+    ("vocative_ml", 0.6, _ml(_ML_VOCATIVE, rf"{_ML_AI}{_SENT}{{0,12}}{_ML_FROM_NOW}")),
+    ("deception_ml", 0.55, _ml(_ML_LIE)),
+    ("trust_transfer_ml", 0.75, _ml(_ML_TRUST)),
     ("addresses_assistant_ml", 0.55, _ml(rf"{_ML_AI}{_SENT}{{0,12}}{_ML_MUST}")),
 )

@@ -13,6 +13,13 @@ Design:
   orders to the assistant, secret disclosure, exfiltration, money movement, conditional
   triggers, role hijack, acting for third parties, secrecy and deception. They combine as
   independent evidence: ``1 - prod(1 - w)``.
+- Addressing the reader-agent ("@assistant", "Bot, ...", "agents indexing this page must ...")
+  is one piece of evidence however many families read it; addressed *and* about secrets,
+  accounts, personal data or outside addresses it is stronger than either half.
+- Any source gets context discounts on a match: inside the scope of a negation ("must never
+  share passwords"), in a sentence that discusses attacks (phishing, prompt injection), in a
+  quotation presented as a mention ("the chorus goes '...'"), a reported request to a model
+  ("users asked it to reveal ..."), or a how-to purpose clause ("to transfer money, open ...").
 - Only the *user's* own words get two discounts: a first-person request about how they are
   served ("always answer me in Spanish", "transfer 200 euros to my savings") when nothing in it
   concerns other people, secrets or outside addresses; and reported speech ("my boss told me to
@@ -27,18 +34,23 @@ from dataclasses import dataclass, field
 
 from ._normalize import (
     decoded_segments,
+    dehyphenated_view,
     deobfuscate,
     english_ratio,
     hidden_comments,
+    identifier_view,
     leet_view,
     obfuscation_signals,
 )
 from ._rules import (
+    ADDRESSING,
     EXTERNAL_DEST,
     FAMILIES,
     FIRST_PERSON,
     FOREIGN,
     MULTILINGUAL,
+    NEGATABLE,
+    SENSITIVE,
     SOFT,
     THIRD_PARTY,
 )
@@ -89,27 +101,120 @@ _FIRST = re.compile(rf"\b{FIRST_PERSON}\b", re.I)
 _THIRD = re.compile(rf"\b{THIRD_PARTY}\b", re.I)
 _DEST = re.compile(EXTERNAL_DEST, re.I)
 _SELF_OBJECT = re.compile(r"\b(?:tell|remind|give|send|show|answer|call|ask|text|email) me\b", re.I)
+# someone else's money: an account given by number, or owned by a named person
+_OTHERS_ACCOUNT = re.compile(
+    r"\b(?:owned by|belonging to|in the name of|held by)\b"
+    r"|(?<!my )\b(?:iban|account|acct|wallet)\b\s*(?:number|no\.?|#|:)?\s*(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9 -]{5,}",
+    re.I,
+)
+# a negation whose scope reaches the match: "employees must not share credentials"
+_NEGATED = re.compile(
+    r"\b(?:not|never|no one|nobody|cannot|can't|won't|don't|doesn't|didn't|shouldn't|mustn't|"
+    r"refuses?d? to|avoid(?:s|ed)?|forbid\w*|prohibit\w*)\b(?:\s+(?:\w+|to|be))?\s*$",
+    re.I,
+)
+# text *about* attacks (security advice, news, research) describes them rather than making them
+_DISCUSSION = re.compile(
+    r"(?<![\w@./-])(?:phishing|scam\w*|fraud\w*|attack\w*|hackers?|criminals?|malicious|suspicious|injections?|"
+    r"jailbreak\w*|red[- ]team\w*|social engineering|impersonat\w+|spoof\w*|exploits?|"
+    r"vulnerabilit\w+|threats?|adversar\w+|ataque\w*|atacante\w*|attaque\w*|attaquant\w*|angriff\w*|"
+    r"angreifer\w*|attacc\w+|estafa\w*|betrug\w*|мошенни\w*|атак\w*)\b(?![@.]\w)|注入|攻击|诈骗|钓鱼|攻撃|詐欺|"
+    r"フィッシング|공격|사기",
+    re.I,
+)
+# "to transfer money, open the app": a purpose clause of a how-to, not an order
+MONEY_FAMILIES = frozenset({"money", "money_elsewhere", "money_redirect", "money_ml"})
+_HOW_TO = re.compile(
+    r"(?:(?:^|[,;:(]\s*)\s*(?:para|pour|per|um|zum|для|чтобы|to|in order to)|\bhow to)\s+$|(?:如何|怎么|怎样)$",
+    re.I,
+)
+# someone else's request to a model, reported: "users asked it to reveal its prompt"
+_ASKED_TO = re.compile(
+    r"\b(?:asked|asks|asking|ask|told|tells|tricked|tricks|trick|got|gets|convinced?|persuaded?|"
+    r"urged?|wanted|pressured?|tried to get)\s+(?:it|the (?:bot|chatbot|model|assistant|ai|system)|"
+    r"models?|chatbots?|assistants?|bots?|llms?)\s+(?:in)?to\s+(?:\w+\s+)?$"
+    r"|\b(?:e-?mail|message|text|sms|letter|call|caller|scammers?|fraudsters?|someone|they)\s+(?:\w+\s+)?"
+    r"(?:asking|asks|asked|telling|tells|told|urging|urges|requesting|requests)\s+(?:you|them|him|her|"
+    r"people|victims?|staff|employees|users?|customers?|\w+ staff)\s+to\s+(?:\w+\s+)?$",
+    re.I,
+)
+# a quotation introduced as a mention: "the line 'forget your orders'", "phrases like '...'"
+_QUOTED = re.compile(
+    r"(?:(?:^|(?<=[\s(\[:,]))[\"']|[“«‘「『])(?=\S)([^\"“”«»「」『』\n]{3,200}?)(?<=\S)"
+    r"(?:[\"'](?=[\s.,;:!?)\]—-]|$)|[”»’」』])"
+)
+_MENTION_AFTER = re.compile(
+    r"^\s*(?:prompts?|payloads?|attacks?|messages?|tricks?|techniques?|jailbreaks?|means?|meant|mean|"
+    r"is an? (?:example|attack|classic)|之类|这样的|などの)",
+    re.I,
+)
+_MENTION_CUE = re.compile(
+    r"\b(?:like|such as|e\.g\.|for example|phrases?|lines?|lyrics?|chorus|words?|titled|title|called|"
+    r"named|slogan|motto|song|novel|film|movie|book|game|poem|quote|sentence|strings?|catchphrase|"
+    r"villain|character|single|album|track|episode|chapter|headline|hit|show|series|goes|sings?|"
+    r"shouts?|reads?|what does|what is|meaning of)\b[^.!?\n\"“”:{}]{0,40}:?\s*$",
+    re.I,
+)
+
+
+def _mentions(view: str) -> list[tuple[int, int]]:
+    """Spans of quotations that the sentence presents as mentioned words, not as orders."""
+    out = []
+    for m in _QUOTED.finditer(view):
+        if _MENTION_CUE.search(view[max(0, m.start() - 60) : m.start()]) or _MENTION_AFTER.search(
+            view[m.end() : m.end() + 30]
+        ):
+            out.append((m.start(), m.end()))
+    return out
+
+
+def _discount(view: str, name: str, m: re.Match[str], *, user: bool) -> float:
+    """How much of a family's weight a match keeps, given what surrounds it."""
+    left = view[max(0, m.start() - 200) : m.start()]
+    sentence_left = re.split(r"[.!?\n]\s|[。！？]", left)[-1]
+    keep = 1.0
+    if user and _REPORTED.search(view[max(0, m.start() - 40) : m.start()]):
+        keep *= 0.4
+    if name in MONEY_FAMILIES and _HOW_TO.search(sentence_left):
+        keep *= 0.3
+    if name in NEGATABLE and _NEGATED.search(sentence_left[-60:]):
+        keep *= 0.2
+    if _ASKED_TO.search(sentence_left[-80:]):
+        keep *= 0.35
+    if _DISCUSSION.search(sentence_left):
+        keep *= 0.2
+    if any(a <= m.start() and m.end() <= b + 1 for a, b in _mentions(view)):
+        keep *= 0.3
+    return keep
 
 
 def _hits(view: str, *, user: bool) -> dict[str, float]:
-    """Families that fire on ``view``; reported speech in a user's words counts for less."""
+    """Families that fire on ``view``, discounted for negation, mention and reported speech."""
     out: dict[str, float] = {}
     foreign = FOREIGN.search(view) is not None or english_ratio(view) < 0.2
     families = FAMILIES + MULTILINGUAL if foreign else FAMILIES
     for name, weight, pattern in families:
-        m = pattern.search(view)
-        if m is None:
-            continue
-        w = weight
-        if user and _REPORTED.search(view[max(0, m.start() - 40) : m.start()]):
-            w *= 0.4
-        out[name] = max(out.get(name, 0.0), w)
+        best = 0.0
+        for m in pattern.finditer(view):
+            best = max(best, weight * _discount(view, name, m, user=user))
+            if best >= weight:
+                break
+        if best > 0.0:
+            out[name] = max(out.get(name, 0.0), best)
+    # the addressing families are several readings of one fact (the text speaks to the agent):
+    # only the strongest counts. An order so addressed about secrets, accounts, personal data
+    # or outside addresses is stronger evidence than either half alone.
+    addressed = sorted((w, k) for k, w in out.items() if k in ADDRESSING)
+    for _, k in addressed[:-1]:
+        del out[k]
+    if addressed and addressed[-1][0] >= 0.3 and SENSITIVE.search(view):
+        out["addressed_sensitive"] = 0.6
     return out
 
 
 def _self_directed(view: str) -> bool:
     """The user speaking about their own service: first person, no other people or addresses."""
-    if not _FIRST.search(view) or _DEST.search(view):
+    if not _FIRST.search(view) or _DEST.search(view) or _OTHERS_ACCOUNT.search(view):
         return False
     # "tell me", "remind me" make "them"/"her" objects of the user's own plans, not targets
     third = _THIRD.findall(_SELF_OBJECT.sub(" ", view))
@@ -131,8 +236,16 @@ def injection_score(text: str, source: str = "user") -> InjectionAssessment:
     user = str(source).lower() not in EXTERNAL_SOURCES
     clean = deobfuscate(text)
     plain = _hits(text, user=user)
+    # snake_case / camelCase identifiers of JSON and code are words a model reads as words
+    ident = identifier_view(text)
+    if ident is not None:
+        for name, w in _hits(ident, user=user).items():
+            plain[name] = max(plain.get(name, 0.0), w)
     weights = dict(plain)
     hidden_views: list[str] = []
+    dehyphen = dehyphenated_view(clean)
+    if dehyphen is not None:
+        hidden_views.append(dehyphen)
     if clean != text:
         hidden_views.append(clean)
     leet = leet_view(clean)
