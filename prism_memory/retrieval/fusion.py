@@ -7,73 +7,19 @@ Design:
   to [0, 1], then summed with the route weights.
 - Output :class:`Candidate` keeps the ranks per route (the trace shows which routes found a
   record) and the first dense vector seen (for semantic scoring and dedup without a refetch).
-- Ties break on id, so both engines give the same order.
+- ``Candidate`` and RRF live in ``stores.base`` (the stores' own ``hybrid_query`` fuses with
+  the same function); this module adds DBSF and the method switch. Ties break on id.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from ..stores.base import RouteHit, rrf_fuse
+from ..stores.base import Candidate, RouteHit, collect, ranked, rrf
 
-__all__ = ["Candidate", "dbsf", "fuse", "rrf", "rrf_fuse"]
-
-
-@dataclass
-class Candidate:
-    """One record found by the broad retrieve."""
-
-    id: str
-    payload: dict[str, Any]
-    vector: list[float] | None = None
-    fused: float = 0.0
-    ranks: dict[str, int] = field(default_factory=dict)
-    route_scores: dict[str, float] = field(default_factory=dict)
-
-
-def _collect(results: Mapping[str, list[RouteHit]]) -> dict[str, Candidate]:
-    pool: dict[str, Candidate] = {}
-    for route, hits in results.items():
-        for rank, hit in enumerate(hits):
-            c = pool.get(hit.id)
-            if c is None:
-                c = pool[hit.id] = Candidate(hit.id, hit.payload, hit.vector)
-            elif c.vector is None and hit.vector is not None:
-                c.vector = hit.vector
-            if route not in c.ranks:
-                c.ranks[route] = rank
-                c.route_scores[route] = hit.score
-    return pool
-
-
-def _ranked(pool: dict[str, Candidate], limit: int | None) -> list[Candidate]:
-    out = sorted(pool.values(), key=lambda c: (-c.fused, c.id))
-    return out if limit is None else out[:limit]
-
-
-def rrf(
-    results: Mapping[str, list[RouteHit]],
-    *,
-    k: int = 60,
-    weights: Mapping[str, float] | None = None,
-    limit: int | None = None,
-) -> list[Candidate]:
-    """Reciprocal-rank fusion.
-
-    >>> a, b = RouteHit("a", 0.9, {}), RouteHit("b", 0.8, {})
-    >>> [c.id for c in rrf({"dense": [a, b], "bm25": [b]})]
-    ['b', 'a']
-    """
-    pool = _collect(results)
-    for c in pool.values():
-        c.fused = sum(
-            (1.0 if weights is None else weights.get(r, 1.0)) / (k + rank + 1)
-            for r, rank in c.ranks.items()
-        )
-    return _ranked(pool, limit)
+__all__ = ["Candidate", "dbsf", "fuse", "rrf"]
 
 
 def dbsf(
@@ -90,7 +36,7 @@ def dbsf(
     >>> [round(c.fused, 2) for c in dbsf(hits)]
     [0.67, 0.33]
     """
-    pool = _collect(results)
+    pool = collect(results)
     for route, hits in results.items():
         if not hits:
             continue
@@ -107,7 +53,7 @@ def dbsf(
             c = pool[h.id]
             if c.ranks.get(route) == rank:  # count a record once per route
                 c.fused += w * norm
-    return _ranked(pool, limit)
+    return ranked(pool, limit)
 
 
 def fuse(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from .base import MemoryStore, PointData, RouteHit, RouteQuery, StoreBase, rrf_fuse
+from .base import Candidate, MemoryStore, PointData, RouteHit, RouteQuery, StoreBase, rrf
 from .edge import EdgeStore
 from .filters import Condition, RecordFilter, parse_filters
 from .qdrant import QdrantStore
 
 __all__ = [
+    "Candidate",
     "Condition",
     "EdgeStore",
     "MemoryStore",
@@ -18,5 +19,5 @@ __all__ = [
     "RouteQuery",
     "StoreBase",
     "parse_filters",
-    "rrf_fuse",
+    "rrf",
 ]

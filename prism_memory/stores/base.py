@@ -13,7 +13,7 @@ Design:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -24,12 +24,16 @@ from .filters import RecordFilter
 __all__ = [
     "BM25_VECTOR",
     "DENSE_VECTOR",
+    "Candidate",
     "MemoryStore",
     "PointData",
     "RouteHit",
     "RouteQuery",
     "StoreBase",
-    "rrf_fuse",
+    "collect",
+    "in_scope",
+    "ranked",
+    "rrf",
     "stable_order",
 ]
 
@@ -102,38 +106,61 @@ def stable_order(hits: list[RouteHit], using: str) -> list[RouteHit]:
 
 
 @dataclass
-class _Fused:
+class Candidate:
+    """One record found by the broad retrieve: its payload, first dense vector seen, fused
+    score, and its rank and score in every route that found it."""
+
     id: str
-    score: float = 0.0
-    routes: dict[str, float] = field(default_factory=dict)
-    hit: RouteHit | None = None
+    payload: dict[str, Any]
+    vector: list[float] | None = None
+    fused: float = 0.0
+    ranks: dict[str, int] = field(default_factory=dict)
+    route_scores: dict[str, float] = field(default_factory=dict)
 
 
-def rrf_fuse(
-    results: dict[str, list[RouteHit]],
+def collect(results: Mapping[str, list[RouteHit]]) -> dict[str, Candidate]:
+    """One :class:`Candidate` per record id, with its best rank in each route."""
+    pool: dict[str, Candidate] = {}
+    for route, hits in results.items():
+        for rank, hit in enumerate(hits):
+            c = pool.get(hit.id)
+            if c is None:
+                c = pool[hit.id] = Candidate(hit.id, hit.payload, hit.vector)
+            elif c.vector is None and hit.vector is not None:
+                c.vector = hit.vector
+            if route not in c.ranks:
+                c.ranks[route] = rank
+                c.route_scores[route] = hit.score
+    return pool
+
+
+def ranked(pool: Mapping[str, Candidate], limit: int | None) -> list[Candidate]:
+    """Best fused score first; ties break on id so both engines give the same order."""
+    out = sorted(pool.values(), key=lambda c: (-c.fused, c.id))
+    return out if limit is None else out[:limit]
+
+
+def rrf(
+    results: Mapping[str, list[RouteHit]],
     *,
     k: int = 60,
-    weights: dict[str, float] | None = None,
+    weights: Mapping[str, float] | None = None,
     limit: int | None = None,
-) -> list[tuple[RouteHit, float, dict[str, float]]]:
-    """Reciprocal-rank fusion of per-route hit lists.
+) -> list[Candidate]:
+    """Reciprocal-rank fusion: ``sum_r w_r / (k + rank_r + 1)`` over the routes that found a
+    record (rank-based, so cosine and BM25 scales mix safely).
 
-    Returns ``(hit, fused_score, {route: route_score})`` best first. Ties break on id so the
-    order is deterministic across engines.
+    >>> a, b = RouteHit("a", 0.9, {}), RouteHit("b", 0.8, {})
+    >>> [c.id for c in rrf({"dense": [a, b], "bm25": [b]})]
+    ['b', 'a']
     """
-    fused: dict[str, _Fused] = {}
-    for route, hits in results.items():
-        w = 1.0 if weights is None else weights.get(route, 1.0)
-        for rank, hit in enumerate(hits):
-            f = fused.setdefault(hit.id, _Fused(hit.id))
-            f.score += w / (k + rank + 1)
-            f.routes[route] = hit.score
-            if f.hit is None or (hit.vector is not None and f.hit.vector is None):
-                f.hit = hit
-    ranked = sorted(fused.values(), key=lambda f: (-f.score, f.id))
-    if limit is not None:
-        ranked = ranked[:limit]
-    return [(f.hit, f.score, f.routes) for f in ranked if f.hit is not None]
+    pool = collect(results)
+    for c in pool.values():
+        c.fused = sum(
+            (1.0 if weights is None else weights.get(r, 1.0)) / (k + rank + 1)
+            for r, rank in c.ranks.items()
+        )
+    return ranked(pool, limit)
 
 
 @runtime_checkable
@@ -207,8 +234,45 @@ class MemoryStore(Protocol):
     def close(self) -> None: ...
 
 
+def in_scope(payload: Mapping[str, Any] | None, allowed: Mapping[str, Any]) -> bool:
+    """Whether a point fetched by id belongs to the scope (``allowed`` = ``scope.as_dict()``).
+
+    Reads by id cannot carry a filter on every engine, so the payload is checked here: an id
+    from another tenant returns nothing rather than that tenant's record.
+
+    >>> in_scope({"user_id": "a", "text": "x"}, {"user_id": "a"})
+    True
+    >>> in_scope({"user_id": "ab"}, {"user_id": "a"}), in_scope(None, {"user_id": "a"})
+    (False, False)
+    """
+    got = payload or {}
+    return all(got.get(k) == v for k, v in allowed.items())
+
+
 class StoreBase(ABC):
     """Logic shared by the engines; subclasses implement the primitive operations."""
+
+    @abstractmethod
+    def _scroll(
+        self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
+    ) -> tuple[list[MemoryRecord], str | None]:
+        """One page of records (``scope=None``: every tenant) and the next cursor."""
+
+    def scroll(
+        self,
+        scope: Scope,
+        flt: RecordFilter | None = None,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> tuple[list[MemoryRecord], str | None]:
+        return self._scroll(scope, flt, limit=limit, cursor=cursor)
+
+    def scroll_all(
+        self, flt: RecordFilter | None = None, *, limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[MemoryRecord], str | None]:
+        """Every tenant's records (admin export only; never used by a scoped read)."""
+        return self._scroll(None, flt, limit=limit, cursor=cursor)
 
     @abstractmethod
     def query_routes(
@@ -239,14 +303,14 @@ class StoreBase(ABC):
             routes.append(RouteQuery("bm25", "bm25", sparse, prefetch_limit))
         results = self.query_routes(scope, routes, flt, with_vectors=with_vectors)
         out: list[ScoredRecord] = []
-        for hit, score, route_scores in rrf_fuse(results, k=rrf_k, limit=limit):
+        for c in rrf(results, k=rrf_k, limit=limit):
             out.append(
                 ScoredRecord(
-                    record=MemoryRecord.from_payload(hit.payload),
-                    score=score,
-                    routes=sorted(route_scores),
-                    route_scores=route_scores,
-                    vector=hit.vector,
+                    record=MemoryRecord.from_payload(c.payload),
+                    score=c.fused,
+                    routes=sorted(c.ranks),
+                    route_scores=c.route_scores,
+                    vector=c.vector,
                 )
             )
         return out

@@ -35,6 +35,7 @@ from .base import (
     RouteHit,
     RouteQuery,
     StoreBase,
+    in_scope,
     stable_order,
 )
 from .filters import Condition, RecordFilter
@@ -426,9 +427,8 @@ class EdgeStore(StoreBase):
         allowed = scope.as_dict()
         by_id: dict[str, MemoryRecord] = {}
         for r in records:
-            payload = r.payload or {}
-            if all(payload.get(k) == v for k, v in allowed.items()):
-                by_id[str(r.id)] = MemoryRecord.from_payload(payload)
+            if in_scope(r.payload, allowed):
+                by_id[str(r.id)] = MemoryRecord.from_payload(r.payload or {})
         return [by_id[i] for i in valid if i in by_id]
 
     def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
@@ -444,26 +444,9 @@ class EdgeStore(StoreBase):
                 valid, with_payload=list(allowed), with_vector=[DENSE_VECTOR]
             )
         for r in got:
-            payload = r.payload or {}
-            if all(payload.get(k) == v for k, v in allowed.items()) and isinstance(r.vector, dict):
+            if in_scope(r.payload, allowed) and isinstance(r.vector, dict):
                 out[str(r.id)] = list(r.vector[DENSE_VECTOR])
         return out
-
-    def scroll(
-        self,
-        scope: Scope,
-        flt: RecordFilter | None = None,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> tuple[list[MemoryRecord], str | None]:
-        return self._scroll(scope, flt, limit=limit, cursor=cursor)
-
-    def scroll_all(
-        self, flt: RecordFilter | None = None, *, limit: int = 100, cursor: str | None = None
-    ) -> tuple[list[MemoryRecord], str | None]:
-        """Every tenant's records (admin export only; never used by a scoped read)."""
-        return self._scroll(None, flt, limit=limit, cursor=cursor)
 
     def _scroll(
         self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None

@@ -27,6 +27,7 @@ from .base import (
     RouteHit,
     RouteQuery,
     StoreBase,
+    in_scope,
     stable_order,
 )
 from .filters import Condition, RecordFilter
@@ -302,7 +303,7 @@ class QdrantStore(StoreBase):
         by_id = {
             str(r.id): MemoryRecord.from_payload(r.payload or {})
             for r in got
-            if all((r.payload or {}).get(k) == v for k, v in allowed.items())
+            if in_scope(r.payload, allowed)
         }
         return [by_id[i] for i in valid if i in by_id]
 
@@ -320,27 +321,9 @@ class QdrantStore(StoreBase):
         )
         out: dict[str, list[float]] = {}
         for r in got:
-            if all((r.payload or {}).get(k) == v for k, v in allowed.items()) and isinstance(
-                r.vector, dict
-            ):
+            if in_scope(r.payload, allowed) and isinstance(r.vector, dict):
                 out[str(r.id)] = list(r.vector[DENSE_VECTOR])
         return out
-
-    def scroll(
-        self,
-        scope: Scope,
-        flt: RecordFilter | None = None,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> tuple[list[MemoryRecord], str | None]:
-        return self._scroll(scope, flt, limit=limit, cursor=cursor)
-
-    def scroll_all(
-        self, flt: RecordFilter | None = None, *, limit: int = 100, cursor: str | None = None
-    ) -> tuple[list[MemoryRecord], str | None]:
-        """Every tenant's records (admin export only; never used by a scoped read)."""
-        return self._scroll(None, flt, limit=limit, cursor=cursor)
 
     def _scroll(
         self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
