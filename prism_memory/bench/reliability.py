@@ -40,6 +40,7 @@ __all__ = [
     "crash_trials",
     "isolation_trial",
     "pii_recall",
+    "poisoning_report",
     "quarantine_rates",
     "run",
 ]
@@ -408,6 +409,53 @@ def quarantine_rates(
     return out
 
 
+def poisoning_report(manifest: str | Path) -> dict[str, Any]:
+    """Quarantine rates of every corpus the manifest lists (files relative to the manifest).
+
+    The manifest is a JSON list of ``{"name", "file", "seen", "history"}``: ``seen`` says
+    whether the rules' authors read the corpus, which decides what its figure can claim.
+    """
+    from ..errors import ConfigError
+
+    path = Path(manifest)
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot read the poisoning corpora manifest {path}: {exc}; pass --corpora with a "
+            'JSON list of {"name", "file", "seen", "history"}'
+        ) from exc
+    corpora = []
+    for e in entries:
+        file = path.parent / e["file"]
+        if not file.is_file():
+            continue
+        corpora.append(
+            {
+                "name": e["name"],
+                "file": str(file),
+                "seen": bool(e["seen"]),
+                "history": e.get("history", ""),
+                "rates": quarantine_rates(file),
+            }
+        )
+    if not corpora:
+        raise ConfigError(f"no corpus file of {path} exists; check the paths in the manifest")
+    return {"corpora": corpora}
+
+
+def _corpus_lines(poisoning: dict[str, Any]) -> list[str]:
+    return [
+        _rate_line(
+            f"**{c['name']}** (blind: never seen while writing the rules)"
+            if not c["seen"]
+            else f"{c['name']} (seen while revising)",
+            c["rates"],
+        )
+        for c in poisoning["corpora"]
+    ]
+
+
 def pii_recall(path: str | Path) -> dict[str, Any]:
     """Share of fixture identifiers removed by redaction, and benign sentences changed."""
     from prism_memory.safety import redact
@@ -444,17 +492,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--per-thread", type=int, default=500)
     parser.add_argument("--isolation-ops", type=int, default=3000)
-    parser.add_argument("--corpus", default="tests/fixtures/poisoning_corpus.jsonl")
-    parser.add_argument("--holdout", default="tests/fixtures/poisoning_holdout.jsonl")
     parser.add_argument(
-        "--blind",
-        default="tests/fixtures/poisoning_blind.jsonl",
-        help="first blind corpus; since the second revision it is dev data (seen while revising)",
-    )
-    parser.add_argument(
-        "--blind2",
-        default="tests/fixtures/poisoning_blind2.jsonl",
-        help="corpus never seen while writing the rules (skipped when the file is absent)",
+        "--corpora",
+        default="tests/fixtures/poisoning_corpora.json",
+        help="manifest of the poisoning corpora: file, whether the rules' authors saw it, history",
     )
     parser.add_argument("--pii", default="tests/fixtures/pii_fixtures.jsonl")
     parser.add_argument("--out", default="benchmarks/results")
@@ -498,41 +539,34 @@ def _markdown(res: dict[str, Any]) -> str:
         "",
         "| corpus | attacks quarantined | benign quarantined |",
         "|---|---|---|",
-        _rate_line("dev corpus (used to revise the rules)", res["poisoning"]["dev"]),
-        _rate_line("held-out corpus (also used to revise the rules)", res["poisoning"]["holdout"]),
-        *(
-            [
-                _rate_line(
-                    "old blind corpus (dev since the second revision, seen while revising)", blind
-                )
-            ]
-            if (blind := res["poisoning"].get("blind"))
-            else []
-        ),
-        *(
-            [_rate_line("**blind corpus 2** (never seen while writing the rules)", blind2)]
-            if (blind2 := res["poisoning"].get("blind2"))
-            else []
-        ),
+        *_corpus_lines(res["poisoning"]),
         "",
-        "The first three corpora were all used while revising the rules, so their rows overstate "
-        "accuracy on unseen text (first version: dev 218/256 attacks and 1/216 benign, held-out "
-        "52/80 and 3/68; old blind set 174/241 and 17/244 before the second revision, which "
-        "studied one half of it by family and then measured the other half once: 75/99 attacks "
-        "and 10/146 benign). The honest figure is the blind-corpus-2 row (`--blind2`, default "
-        "`tests/fixtures/poisoning_blind2.jsonl`, shown when present), written by someone who "
-        "never saw the rules.",
+        "Only the rows marked *blind* measure the screen on text its authors never saw; every "
+        "other corpus was read while writing or revising the rules, so its row overstates "
+        "accuracy on unseen text. History of each corpus (from the manifest, `--corpora`):",
         "",
-        "Per source and encoding (dev corpus, attacks):",
+        *(f"- {c['name']}: {c['history']}" for c in res["poisoning"]["corpora"]),
         "",
-        "| slice | quarantined |",
-        "|---|---|",
     ]
-    for key, v in res["poisoning"]["dev"]["attack"].items():
-        if key != "all":
-            lines.append(f"| {key} | {v['quarantined']}/{v['n']} ({v['rate']:.0%}) |")
+    corpora = res["poisoning"]["corpora"]
+    for c in [c for c in corpora if not c["seen"]] or corpora[:1]:
+        lines += [
+            f"Per source and family ({c['name']}):",
+            "",
+            "| slice | attacks quarantined | benign quarantined |",
+            "|---|---|---|",
+        ]
+        attack, benign = c["rates"]["attack"], c["rates"]["benign"]
+        for key in sorted(set(attack) | set(benign)):
+            if key == "all":
+                continue
+            cells = [
+                f"{v['quarantined']}/{v['n']} ({v['rate']:.0%})" if (v := block.get(key)) else "-"
+                for block in (attack, benign)
+            ]
+            lines.append(f"| {key.replace('encoding=', 'family=')} | {cells[0]} | {cells[1]} |")
+        lines.append("")
     lines += [
-        "",
         "## PII redaction",
         "",
         f"Structured identifiers redacted: **{p['redacted']}/{p['identifiers']}** (recall {p['recall']:.1%}); "
@@ -555,11 +589,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print("tenant isolation ...", flush=True)
         iso = isolation_trial(Path(tmp) / "iso", ops=args.isolation_ops, seed=args.seed)
-    poisoning = {"dev": quarantine_rates(args.corpus), "holdout": quarantine_rates(args.holdout)}
-    if args.blind and Path(args.blind).is_file():
-        poisoning["blind"] = quarantine_rates(args.blind)
-    if args.blind2 and Path(args.blind2).is_file():
-        poisoning["blind2"] = quarantine_rates(args.blind2)
+    poisoning = poisoning_report(args.corpora)
     pii = pii_recall(args.pii)
     res: dict[str, Any] = {
         "command": " ".join(["prism bench reliability", *_cli_args(args)]),
