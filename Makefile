@@ -24,6 +24,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -x --timeout=600 tests
+	$(BIN)/python -m pytest -q --doctest-modules prism_memory langchain_prism llamaindex_prism
 
 test-reliability: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow --timeout=5400 tests/reliability

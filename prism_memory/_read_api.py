@@ -24,7 +24,7 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -45,7 +45,7 @@ from .retrieval.intent import Intent, IntentRegistry, analyze_query
 from .retrieval.llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN
 from .retrieval.routes import plan_routes
-from .retrieval.scoring import updated_utility
+from .retrieval.scoring import informativeness, updated_utility
 from .stores.base import RouteQuery
 from .stores.filters import Condition, RecordFilter
 from .tokens import count_tokens
@@ -177,6 +177,25 @@ class ReadAPI(MemoryCore):
             intent = given.merged_over(intent)
         return intent
 
+    def _weigh_informativeness(
+        self, scored: list[Scored], vectors: Mapping[str, list[float]], exponent: float
+    ) -> None:
+        """Scale each spoken record's score by :func:`informativeness` and re-rank."""
+        spoken = [x for x in scored if x.record.speaker and x.record.id in vectors]
+        if not spoken:
+            return
+        names = sorted({str(x.record.speaker) for x in spoken})
+        name_vecs = np.asarray([self._query_vector(f"{n}:") for n in names], dtype=np.float32)
+        rows = np.asarray([vectors[x.record.id] for x in spoken], dtype=np.float32)
+        which = np.asarray([names.index(str(x.record.speaker)) for x in spoken])
+        cosines = np.einsum("ij,ij->i", rows, name_vecs[which])
+        for x, cos in zip(spoken, cosines.tolist()):
+            factor = informativeness(cos, exponent)
+            x.total *= factor
+            x.trace.scores["informative"] = round(factor, 4)
+            x.trace.scores["total"] = round(x.total, 4)
+        scored.sort(key=lambda x: (-x.total, x.record.id))
+
     # -- recall -------------------------------------------------------------------------
     def recall(
         self,
@@ -262,11 +281,15 @@ class ReadAPI(MemoryCore):
             buffer_session=plan.buffer_session,
             trace=trace,
         )
-        if cfg.dedup_vectors and scored:
+        spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
+        if (cfg.dedup_vectors or spoken) and scored:
             vectors = self.store.get_vectors([x.record.id for x in scored], long_scope)
-            for x in scored:
-                vec = vectors.get(x.record.id)
-                x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
+            if spoken:
+                self._weigh_informativeness(scored, vectors, cfg.speaker_only_penalty)
+            if cfg.dedup_vectors:
+                for x in scored:
+                    vec = vectors.get(x.record.id)
+                    x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
         selected = select(scored, cfg, trace)
         if cfg.expand_neighbors > 0 and cfg.expand_top > 0:
             selected = self._expand(

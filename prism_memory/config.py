@@ -178,6 +178,15 @@ class RetrievalConfig(_Section):
         description="Score is multiplied by confidence ** this (0 = ignore confidence): a derived "
         "record must be more relevant than a raw turn to outrank it.",
     )
+    speaker_only_penalty: float = Field(
+        default=0.5,
+        ge=0,
+        le=4,
+        description="Records are embedded with their speaker, so a content-free turn "
+        "('Priya: Wow!') sits close to any question naming Priya. A spoken record's score is "
+        "multiplied by (1 - cosine(record, speaker-name-only vector)) ** this; 0 turns it off "
+        "(and saves fetching the pool's vectors).",
+    )
     freshness_half_life_days: float = Field(default=30.0, gt=0)
     min_semantic: float = Field(
         default=0.15,

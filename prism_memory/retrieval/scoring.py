@@ -23,6 +23,7 @@ __all__ = [
     "ScoreParts",
     "combine",
     "freshness",
+    "informativeness",
     "intent_match",
     "semantic_score",
     "task_relevance",
@@ -133,6 +134,23 @@ def combine(parts: ScoreParts, weights: Mapping[str, float], intent_boost: float
     else:
         base = sum(weights.get(k, 0.0) * getattr(parts, k) for k in WEIGHT_KEYS) / total_w
     return base + intent_boost * parts.match
+
+
+def informativeness(speaker_cosine: float, exponent: float) -> float:
+    """Score factor for how much a record says beyond who said it.
+
+    ``speaker_cosine`` is the cosine between the record's vector and the vector of its
+    speaker's name alone (``"Priya:"``). Records are embedded with their speaker, so a short
+    reaction ("Priya: Wow, great!") sits close to that name-only vector and close to any
+    question naming Priya, without saying anything. The factor is
+    ``(1 - max(0, speaker_cosine)) ** exponent`` (1 when the exponent is 0).
+
+    >>> round(informativeness(0.64, 0.5), 2), informativeness(-0.1, 0.5)
+    (0.6, 1.0)
+    """
+    if exponent <= 0:
+        return 1.0
+    return float((1.0 - min(1.0, max(0.0, speaker_cosine))) ** exponent)
 
 
 def updated_utility(

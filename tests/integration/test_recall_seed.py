@@ -203,3 +203,38 @@ def test_recent_turns_of_the_session_form_their_own_section(any_memory: Memory) 
     assert "## Recent turns" in ctx.text
     assert "taxi" in ctx.text.split("## Recent turns")[1]
     assert "9pm" in ctx.text
+
+
+def test_content_free_turns_yield_to_turns_that_say_something(any_memory: Memory) -> None:
+    """Turns are embedded with their speaker, so "Priya: Wow, that's great!" sits close to any
+    question naming Priya; the speaker-only penalty ranks the turn that carries a fact first."""
+    m = any_memory
+    messages = [
+        {"role": "user", "name": "Priya", "content": "Wow, that's great!"},
+        {"role": "user", "name": "Priya", "content": "Haha, so cool!"},
+        {"role": "user", "name": "Priya", "content": "I moved to Berlin from Lisbon in 2019."},
+        {"role": "user", "name": "Tomas", "content": "Nice, tell me more."},
+    ]
+    m.remember(messages, user_id="crew", session_id="s1", event_time=NOW)
+    m.end_session(user_id="crew", session_id="s1")
+    question = "What has Priya been up to?"
+    on = m.recall(question, user_id="crew", budget_tokens=400)
+    off = m.recall(
+        question, user_id="crew", budget_tokens=400, config=RetrievalConfig(speaker_only_penalty=0)
+    )
+    factors = {
+        c.id: c.scores["informative"] for c in on.trace.candidates if "informative" in c.scores
+    }
+    by_text = {r.text: r.id for r in on.records}
+    fact, wow = by_text["I moved to Berlin from Lisbon in 2019."], by_text["Wow, that's great!"]
+    assert factors[fact] > factors[wow]  # the fact is farther from "Priya:" alone
+
+    def rank(ctx: object, rid: str) -> int:
+        order = sorted(
+            (c for c in ctx.trace.candidates if "total" in c.scores),  # type: ignore[attr-defined]
+            key=lambda c: -c.scores["total"],
+        )
+        return [c.id for c in order].index(rid)
+
+    assert rank(on, fact) < rank(on, wow)
+    assert all("informative" not in c.scores for c in off.trace.candidates)
