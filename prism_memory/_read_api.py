@@ -45,7 +45,7 @@ from .retrieval.intent import Intent, IntentRegistry, analyze_query
 from .retrieval.llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN
 from .retrieval.routes import plan_routes
-from .retrieval.scoring import informativeness, updated_utility
+from .retrieval.scoring import combine, informativeness, updated_utility
 from .stores.base import RouteQuery
 from .stores.filters import Condition, RecordFilter
 from .tokens import count_tokens
@@ -178,7 +178,11 @@ class ReadAPI(MemoryCore):
         return intent
 
     def _weigh_informativeness(
-        self, scored: list[Scored], vectors: Mapping[str, list[float]], exponent: float
+        self,
+        scored: list[Scored],
+        vectors: Mapping[str, list[float]],
+        cfg: RetrievalConfig,
+        intent: Intent,
     ) -> None:
         """Scale each spoken record's score by :func:`informativeness` and re-rank."""
         spoken = [x for x in scored if x.record.speaker and x.record.id in vectors]
@@ -189,9 +193,15 @@ class ReadAPI(MemoryCore):
         rows = np.asarray([vectors[x.record.id] for x in spoken], dtype=np.float32)
         which = np.asarray([names.index(str(x.record.speaker)) for x in spoken])
         cosines = np.einsum("ij,ij->i", rows, name_vecs[which])
+        weights = {**cfg.weights, **intent.weights}
         for x, cos in zip(spoken, cosines.tolist()):
-            factor = informativeness(cos, exponent)
-            x.total *= factor
+            factor = informativeness(cos, cfg.speaker_only_penalty)
+            # only the similarity is inflated by the speaker's name: task, utility, importance
+            # and freshness keep their full weight
+            x.parts.semantic *= factor
+            x.total = combine(x.parts, weights, cfg.intent_boost)
+            if cfg.confidence_factor > 0:
+                x.total *= x.record.confidence**cfg.confidence_factor
             x.trace.scores["informative"] = round(factor, 4)
             x.trace.scores["total"] = round(x.total, 4)
         scored.sort(key=lambda x: (-x.total, x.record.id))
@@ -285,7 +295,7 @@ class ReadAPI(MemoryCore):
         if (cfg.dedup_vectors or spoken) and scored:
             vectors = self.store.get_vectors([x.record.id for x in scored], long_scope)
             if spoken:
-                self._weigh_informativeness(scored, vectors, cfg.speaker_only_penalty)
+                self._weigh_informativeness(scored, vectors, cfg, resolved)
             if cfg.dedup_vectors:
                 for x in scored:
                     vec = vectors.get(x.record.id)

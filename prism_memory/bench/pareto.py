@@ -44,6 +44,8 @@ DEFAULT_GRID: list[dict[str, Any]] = [
     {"name": "route limit 64", "route_limit": 64},
     {"name": "pool-100", "pool_size": 100, "route_limit": 100},
     {"name": "dbsf", "fusion": "dbsf"},
+    {"name": "no speaker-only penalty", "speaker_only_penalty": 0.0},
+    {"name": "speaker-only penalty 1.0", "speaker_only_penalty": 1.0},
 ]
 
 
