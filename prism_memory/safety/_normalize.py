@@ -10,6 +10,9 @@ Design:
   keyword, so "Read this backwards" is not needed for the payload to be found.
 - :func:`obfuscation_signals` counts the tricks themselves: ordinary memories do not hide
   characters, mix scripts inside a word or carry encoded sentences.
+- Leetspeak is read with 8/9 as b/g, short all-digit words as letters when most of the text is
+  leet ("70" = "to"), and "@" kept inside e-mail addresses; a sentence written backwards (full
+  stop first, capital letter last) is reversed even when it reads as little English.
 - All functions are pure and cheap (a few regex passes; no dictionaries beyond a short list).
 """
 
@@ -46,11 +49,15 @@ _HIDING = re.compile(
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 _SPACED_RUN = re.compile(r"(?:\b\w[ .\-_*]){7,}\w\b")
 # a word mixing letters with digits/symbols that leetspeak uses ("1gn0re", "p@ssw0rd")
-_LEET_TOKEN = re.compile(r"\b(?=[\w@$|]*[a-z])(?=[\w@$|]*[013457@$|])[a-z013457@$|]{3,}\b", re.I)
+_LEET_TOKEN = re.compile(
+    r"\b(?=[\w@$|]*[a-z])(?=[\w@$|]*[01345789@$|])[a-z01345789@$|]{3,}\b", re.I
+)
 # ordinary mixed tokens: 9am, 2nd, 10k, mp3, 4x4, covid19, h2o-style codes stay unread
 _UNIT_TOKEN = re.compile(
     r"\d+(?:st|nd|rd|th|am|pm|s|k|m|km|kg|mb|gb|h|hr|min|x|d|yo)|[a-z]{1,3}\d{1,2}", re.I
 )
+_LEET_WORD = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w@$|]+")
+_BACKWARDS = re.compile(r"^\s*[.!?][a-z][^\n]{10,}[a-z][A-Z]\s*$")
 _CIPHER_HINT = re.compile(r"\b(?:rot-?13|caesar|cipher|backwards|reversed?|in reverse)\b", re.I)
 _COMMENT = re.compile(r"<!--(.*?)(?:-->|$)|/\*(.*?)\*/|\[//\]: # \((.*?)\)", re.S)
 
@@ -68,9 +75,13 @@ _CONFUSABLES = str.maketrans(
         "Χ": "X",
     }
 )  # fmt: skip
-_LEET = str.maketrans(
-    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"}
-)
+_LEET_MAP = {
+    "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a",
+    "$": "s", "|": "l",
+}  # fmt: skip
+_LEET = str.maketrans(_LEET_MAP)
+# inside an e-mail address "@" is the separator, not an "a"
+_LEET_ADDRESS = str.maketrans({k: v for k, v in _LEET_MAP.items() if k != "@"})
 
 # function words of English: their share tells readable text from a cipher or a reversal
 _FUNCTION_WORDS = frozenset(
@@ -335,11 +346,20 @@ def leet_view(text: str) -> str | None:
     ]
     if not suspicious:
         return None
-    return re.sub(
-        r"[\w@$|]+",
-        lambda m: m.group().translate(_LEET) if re.search("[A-Za-z]", m.group()) else m.group(),
-        text.casefold(),
-    )
+    # in a text written mostly in leetspeak, short all-digit words are letters too ("70" = "to")
+    heavy = len(suspicious) >= 3
+
+    def read(m: re.Match[str]) -> str:
+        tok = m.group()
+        if "@" in tok and "." in tok:
+            return tok.translate(_LEET_ADDRESS)
+        if not heavy and tok[0].isdigit() and _UNIT_TOKEN.fullmatch(tok):  # "9am" stays
+            return tok
+        if re.search("[a-z]", tok) or (heavy and tok.isdigit() and len(tok) <= 3):
+            return tok.translate(_LEET)
+        return tok
+
+    return _LEET_WORD.sub(read, text.casefold())
 
 
 _IDENT = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z]+)+\b")
@@ -424,9 +444,13 @@ def decoded_segments(text: str) -> list[str]:
     # ROT13 / reversal: keep the transformed text when it reads much more like English
     base = english_ratio(text)
     told = _CIPHER_HINT.search(text)
+    # a sentence written backwards starts with its full stop and ends with its capital letter
+    backwards = bool(_BACKWARDS.match(text))
     for transformed in (codecs.decode(text, "rot13"), text[::-1]):
         if told or english_ratio(transformed) >= max(0.2, base + 0.15):
             out.append(transformed)
+    if backwards and text[::-1] not in out:
+        out.append(text[::-1])
     for m in re.finditer(r"[A-Za-z][A-Za-z ,.':;!?\"]{24,}", text):
         piece = m.group()
         if english_ratio(piece) >= 0.2:

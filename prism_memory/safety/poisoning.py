@@ -24,6 +24,15 @@ Design:
   served ("always answer me in Spanish", "transfer 200 euros to my savings") when nothing in it
   concerns other people, secrets or outside addresses; and reported speech ("my boss told me to
   ignore the old guidelines"). A web page's "our" or "me" earns nothing.
+- Third revision: the user's own plans ("remind me to ...", "when I ask to pay ...") and their
+  own family ("my daughter ... her allowance") stay self-directed; a verb whose subject is the
+  user ("so I can share it") is discounted; a credential in an ``Authorization:`` header is use,
+  not disclosure; a discussion of attacks in the *previous* sentence discounts too, but never an
+  order that names the agent as its subject ("Fraud Dept: the assistant must move ...");
+  "Agent:" in a dialogue transcript is a speaker label.
+- Cost: views are lower-cased once and matched against lower-case patterns (no ``re.I``);
+  families with a gate word (``GATES``) are skipped on texts without it; a single stray
+  function word ("as") no longer sends English text through the other-language families.
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from ._rules import (
     FAMILIES,
     FIRST_PERSON,
     FOREIGN,
+    GATES,
     MULTILINGUAL,
     NEGATABLE,
     SENSITIVE,
@@ -100,6 +110,19 @@ _REPORTED = re.compile(
 _FIRST = re.compile(rf"\b{FIRST_PERSON}\b", re.I)
 _THIRD = re.compile(rf"\b{THIRD_PARTY}\b", re.I)
 _DEST = re.compile(EXTERNAL_DEST, re.I)
+_OWN_PLAN = re.compile(
+    r"^\W*(?:please\s+)?(?:remind me|help me remember|don't let me forget|recuérdame|rappelle-moi|"
+    r"erinnere mich|ricordami|lembre-me|напомни мне)\b"
+    r"|^\W*(?:when(?:ever)?|if|each time|every time)\s+i\s+(?:ask|say|tell|request|type|want)\b",
+    re.I,
+)
+_MY_PERSON = re.compile(
+    r"\bmy\s+(?:[\w'-]+\s+)?(?:daughter|son|wife|husband|partner|mother|mom|mum|father|dad|sister|"
+    r"brother|kids?|children|child|parents?|grandm\w+|grandf\w+|friend|babysitter|nanny|"
+    r"accountant|landlord|doctor|boss|assistant|cleaner)\b",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:she|he|her|him|his|they|them|their)\b", re.I)
 _SELF_OBJECT = re.compile(r"\b(?:tell|remind|give|send|show|answer|call|ask|text|email) me\b", re.I)
 # someone else's money: an account given by number, or owned by a named person
 _OTHERS_ACCOUNT = re.compile(
@@ -111,6 +134,20 @@ _OTHERS_ACCOUNT = re.compile(
 _NEGATED = re.compile(
     r"\b(?:not|never|no one|nobody|cannot|can't|won't|don't|doesn't|didn't|shouldn't|mustn't|"
     r"refuses?d? to|avoid(?:s|ed)?|forbid\w*|prohibit\w*)\b(?:\s+(?:\w+|to|be))?\s*$",
+    re.I,
+)
+# the user is the one who acts: "so I can share it with visitors", "I'll send it to"
+_USER_ACTS = re.compile(
+    r"\b(?:i|we)\s+(?:can|could|will|'ll|want to|need to|have to|might|may|would like to|plan to|"
+    r"am going to|'m going to|usually|always|often|sometimes)\s+(?:\w+\s+)?$",
+    re.I,
+)
+# a credential in an Authorization header is being used where it belongs, not disclosed
+CREDENTIAL_FAMILIES = frozenset({"exfiltrate", "disclose", "send_elsewhere", "disclose_to"})
+_AUTH_HEADER = re.compile(r"authorization:\s*(?:bearer|basic|token)\b", re.I)
+_AGENT_OBLIGED = re.compile(
+    r"\b(?:assistants?|ai|agents?|bots?|models?)\s+(?:must|should|shall|will|is to|are to|needs? to|"
+    r"has to|have to)\s+(?:\w+\s+)?$",
     re.I,
 )
 # text *about* attacks (security advice, news, research) describes them rather than making them
@@ -133,9 +170,10 @@ _ASKED_TO = re.compile(
     r"\b(?:asked|asks|asking|ask|told|tells|tricked|tricks|trick|got|gets|convinced?|persuaded?|"
     r"urged?|wanted|pressured?|tried to get)\s+(?:it|the (?:bot|chatbot|model|assistant|ai|system)|"
     r"models?|chatbots?|assistants?|bots?|llms?)\s+(?:in)?to\s+(?:\w+\s+)?$"
-    r"|\b(?:e-?mail|message|text|sms|letter|call|caller|scammers?|fraudsters?|someone|they)\s+(?:\w+\s+)?"
+    r"|\b(?:e-?mail|message|text|sms|letter|call|caller|scammers?|fraudsters?|someone|they|it|this|that|"
+    r"the (?:site|page|link|sender|caller|email|message|text))\s+(?:\w+\s+)?"
     r"(?:asking|asks|asked|telling|tells|told|urging|urges|requesting|requests)\s+(?:you|them|him|her|"
-    r"people|victims?|staff|employees|users?|customers?|\w+ staff)\s+to\s+(?:\w+\s+)?$",
+    r"people|victims?|staff|employees|users?|customers?|\w+ staff)\s+to\s+(?:[\"“'‘]?\w+[\"”'’]?\s+)?[\"“'‘]?$",
     re.I,
 )
 # a quotation introduced as a mention: "the line 'forget your orders'", "phrases like '...'"
@@ -157,6 +195,12 @@ _MENTION_CUE = re.compile(
 )
 
 
+# a dialogue transcript: other speakers are labelled too, so "Agent:" is a label, not a vocative
+_TRANSCRIPT = re.compile(
+    r"(?:^|\n|[.!?]\s+)(?:customer|user|caller|client|visitor|human|me|guest)\s*:", re.I
+)
+
+
 def _mentions(view: str) -> list[tuple[int, int]]:
     """Spans of quotations that the sentence presents as mentioned words, not as orders."""
     out = []
@@ -171,18 +215,27 @@ def _mentions(view: str) -> list[tuple[int, int]]:
 def _discount(view: str, name: str, m: re.Match[str], *, user: bool) -> float:
     """How much of a family's weight a match keeps, given what surrounds it."""
     left = view[max(0, m.start() - 200) : m.start()]
-    sentence_left = re.split(r"[.!?\n]\s|[。！？]", left)[-1]
+    sentences = re.split(r"[.!?\n]\s|[。！？]", left)
+    sentence_left = sentences[-1]
     keep = 1.0
     if user and _REPORTED.search(view[max(0, m.start() - 40) : m.start()]):
         keep *= 0.4
+    if user and _USER_ACTS.search(sentence_left[-40:]):
+        keep *= 0.3
+    if name in CREDENTIAL_FAMILIES and _AUTH_HEADER.search(m.group()):
+        keep *= 0.2
     if name in MONEY_FAMILIES and _HOW_TO.search(sentence_left):
         keep *= 0.3
     if name in NEGATABLE and _NEGATED.search(sentence_left[-60:]):
         keep *= 0.2
     if _ASKED_TO.search(sentence_left[-80:]):
         keep *= 0.35
-    if _DISCUSSION.search(sentence_left):
-        keep *= 0.2
+    # a text that speaks to the agent is not discussing attacks, whatever its letterhead says
+    if not _AGENT_OBLIGED.search(sentence_left[-60:]):
+        if _DISCUSSION.search(sentence_left):
+            keep *= 0.2
+        elif len(sentences) > 1 and _DISCUSSION.search(sentences[-2]):
+            keep *= 0.35
     if any(a <= m.start() and m.end() <= b + 1 for a, b in _mentions(view)):
         keep *= 0.3
     return keep
@@ -190,10 +243,26 @@ def _discount(view: str, name: str, m: re.Match[str], *, user: bool) -> float:
 
 def _hits(view: str, *, user: bool) -> dict[str, float]:
     """Families that fire on ``view``, discounted for negation, mention and reported speech."""
+    view = view.lower()  # the family patterns are lower-case and compiled without re.I
     out: dict[str, float] = {}
-    foreign = FOREIGN.search(view) is not None or english_ratio(view) < 0.2
+    # one stray function word ("as", "de") does not make English text foreign; a letter of
+    # another script or an accented letter does, and so do two different function words, or one
+    # in a text with few English function words
+    marks = {w.lower() for w in FOREIGN.findall(view)}
+    ratio = english_ratio(view)
+    foreign = (
+        len(marks) >= 2
+        or any(not w.isascii() for w in marks)
+        or ratio < 0.2
+        or (bool(marks) and ratio < 0.4)
+    )
     families = FAMILIES + MULTILINGUAL if foreign else FAMILIES
     for name, weight, pattern in families:
+        gate = GATES.get(name)
+        if gate is not None and gate.search(view) is None:
+            continue
+        if name == "vocative_role" and _TRANSCRIPT.search(view):
+            continue
         best = 0.0
         for m in pattern.finditer(view):
             best = max(best, weight * _discount(view, name, m, user=user))
@@ -214,11 +283,17 @@ def _hits(view: str, *, user: bool) -> dict[str, float]:
 
 def _self_directed(view: str) -> bool:
     """The user speaking about their own service: first person, no other people or addresses."""
+    # "remind me to ...", "when I ask you to ...": the owner's own plan or own trigger
+    if _OWN_PLAN.search(view) and not _OTHERS_ACCOUNT.search(view):
+        return True
     if not _FIRST.search(view) or _DEST.search(view) or _OTHERS_ACCOUNT.search(view):
         return False
-    # "tell me", "remind me" make "them"/"her" objects of the user's own plans, not targets
-    third = _THIRD.findall(_SELF_OBJECT.sub(" ", view))
-    return not third
+    # "tell me", "remind me" make "them"/"her" objects of the user's own plans, not targets;
+    # beside "my daughter", "her" is the user's own family, not a stranger
+    rest = _SELF_OBJECT.sub(" ", view)
+    if _MY_PERSON.search(rest):
+        rest = _PRONOUN.sub(" ", rest)
+    return not _THIRD.findall(rest)
 
 
 def injection_score(text: str, source: str = "user") -> InjectionAssessment:
@@ -272,7 +347,12 @@ def injection_score(text: str, source: str = "user") -> InjectionAssessment:
     found = bool(weights)
     n_hidden = tricks.get("invisible_chars", 0)
     if n_hidden:
-        weights["invisible_chars"] = 0.55 if n_hidden >= 5 else (0.3 if found else 0.15)
+        # hiding characters are evidence, but alone (nothing found in what they hide) they stay
+        # below the external threshold: PDFs and chat apps leave zero-width characters too
+        if found:
+            weights["invisible_chars"] = 0.55 if n_hidden >= 5 else 0.3
+        else:
+            weights["invisible_chars"] = 0.45 if n_hidden >= 5 else 0.15
     if tricks.get("tag_chars", 0) >= 5:
         # text spelled in invisible Unicode tag characters ("ASCII smuggling") is never benign
         weights["smuggled_text"] = 0.85
