@@ -139,7 +139,9 @@ class RetrievalConfig(_Section):
     )
     fusion: Literal["rrf", "dbsf"] = "rrf"
     rrf_k: int = Field(
-        default=30, ge=1, description="RRF constant (smaller = top ranks weigh more; swept)."
+        default=20,
+        ge=1,
+        description="RRF constant (smaller = top ranks weigh more; the knee of `prism bench pareto`).",
     )
     route_weights: dict[str, float] = Field(
         default_factory=lambda: {

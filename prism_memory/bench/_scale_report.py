@@ -70,7 +70,8 @@ def render_markdown(r: dict[str, Any]) -> str:
         "every figure below.",
         "",
         "Synthetic short memories (templates + random vocabulary, fixed seed) of "
-        f"{s['users']} users; every query runs in one user's scope with the default visibility "
+        f"{s['users']} users, each said by one of a few dozen named speakers and embedded as "
+        "`speaker: text` like conversation turns (so recall pays for its speaker-only penalty); every query runs in one user's scope with the default visibility "
         "filter (active, not quarantined): a filtered hybrid query (dense + BM25 prefetch "
         f"{s['prefetch_limit']} each, RRF, top {s['limit']}).",
         "",

@@ -33,7 +33,7 @@ DEFAULT_GRID: list[dict[str, Any]] = [
         "route_weights": {"dense": 1.0, "bm25": 1.0, "entity": 0.7, "time": 0.7, "recent": 0.5},
     },
     {"name": "rrf k=60", "rrf_k": 60},
-    {"name": "rrf k=20", "rrf_k": 20},
+    {"name": "rrf k=30", "rrf_k": 30},
     {"name": "compress-16/14", "compress_sentences": True},
     {
         "name": "filler-only",

@@ -23,7 +23,7 @@ def test_defaults() -> None:
     assert cfg.embedding_model == "sentence-transformers/all-MiniLM-L6-v2"
     assert cfg.store.collection == "prism_memory" and cfg.store.optimize_after == 2000
     assert {"dense", "bm25", "entity", "recent"} <= set(cfg.retrieval.routes)
-    assert cfg.retrieval.fusion == "rrf" and cfg.retrieval.rrf_k == 30
+    assert cfg.retrieval.fusion == "rrf" and cfg.retrieval.rrf_k == 20
     assert cfg.buffer.max_turns == 20
 
 
