@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ._core import MemoryCore
+from ._delete_api import DeleteAPI
 from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.buffer import BufferedTurn, BufferIndex, overflow_count, turn_filter, turn_record_id
@@ -58,7 +58,7 @@ def _opt_id(value: Any, what: str) -> str | None:
     return value
 
 
-class WriteAPI(MemoryCore):
+class WriteAPI(DeleteAPI):
     """remember / buffer / end_session / task / register_schema / consolidate / forget."""
 
     def _setup(self) -> None:

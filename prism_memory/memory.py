@@ -1,9 +1,10 @@
 """The ``Memory`` facade: one object for writing, reading and managing an agent's memory.
 
 It is the composition of parts kept in their own modules: ``MemoryCore`` (engine,
-record-level API), ``TransferAPI`` (JSONL export/import), ``WriteAPI`` (remember, layers,
-lifecycle) and ``ReadAPI`` (intent-aware recall). Async methods are thin ``asyncio.to_thread`` shells over the sync ones, so logic
-exists once.
+record-level API), ``DeleteAPI`` (scoped deletion), ``TransferAPI`` (JSONL export/import),
+``WriteAPI`` (remember, layers, lifecycle; built on ``DeleteAPI``) and ``ReadAPI``
+(intent-aware recall). Async methods are thin ``asyncio.to_thread`` shells over the sync ones,
+so logic exists once.
 """
 
 from __future__ import annotations
