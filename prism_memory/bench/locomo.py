@@ -34,10 +34,10 @@ from typing import Any
 from ..config import RetrievalConfig
 from ..errors import ConfigError, ValidationError
 from ..records import Layer, MemoryRecord, Scope
-from ..retrieval.construct import STOPWORDS
 from ..retrieval.fusion import rrf
 from ..retrieval.render import format_day
 from ..retrieval.routes import TIE_MARGIN, RoutePlan
+from ..retrieval.text import STOPWORDS
 from ..stores.base import RouteHit, RouteQuery
 from ..stores.filters import RecordFilter
 from ..tokens import count_tokens

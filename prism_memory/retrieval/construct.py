@@ -8,10 +8,9 @@ Design:
   whose score is far below the best (``relative_floor``) -- a small store must not pad the
   context with unrelated memories; drop near-duplicates (cosine above ``dedup_threshold``,
   optionally MMR re-ranking); flag contradictions (``contradicts`` relations) in trace and text.
-- Compress below the record: a long turn keeps only the sentences that share words with the
-  query (its id, hence its source turn, is kept), joined with an ellipsis. Lighter and on by
-  default: ``drop_filler`` removes only sentences that carry no fact ("Wow, that's great!":
-  at most two content words, none from the query, no number, no name).
+- Compress below the record (``text.compress_text``, opt-in): a long turn keeps only the
+  sentences that share words with the query (its id, hence its source turn, is kept), joined
+  with an ellipsis; ``drop_filler`` removes only sentences that carry no fact.
 - Pack greedily by score into ``budget_tokens``: each section first within its soft share of
   the budget, then the rest by score; a group's date header is priced once. The exact count
   of the rendered text is checked at the end and the weakest items dropped until it fits,
@@ -20,7 +19,6 @@ Design:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,241 +49,17 @@ from .scoring import (
     semantic_score,
     task_relevance,
 )
+from .text import NO_LIMIT, compress_text, content_terms
 
 __all__ = [
     "Scored",
-    "compress_text",
-    "content_terms",
     "pack",
     "score_candidates",
     "select",
 ]
 
-# Generic English function words (not derived from any data set).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "done",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "get",
-        "got",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "yes",
-        "yeah",
-        "really",
-        "much",
-        "many",
-        "like",
-        "one",
-        "thing",
-        "things",
-        "well",
-    ]
-)
-_WORD = re.compile(r"[a-z][a-z']+|\d+(?:[.,]\d+)*")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)")
 DENSE_ROUTES = frozenset({"dense", "entity", "speaker", "time"})  # scores are cosines
 _ROUTES_WITH_EVIDENCE = frozenset({"bm25", "entity", "speaker", "time", "recent", "buffer"})
-
-
-@lru_cache(maxsize=65536)
-def _root(word: str) -> str:
-    w = word.strip("'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    for suffix in ("ing", "ed", "es", "s", "ly"):
-        if len(w) > len(suffix) + 3 and w.endswith(suffix):
-            return w[: -len(suffix)][:6]
-    return w[:6]
-
-
-def content_terms(text: str) -> set[str]:
-    """Roots of the content words of ``text`` (lower-cased, 3+ letters or a number, no stopwords).
-
-    >>> sorted(content_terms("She painted sunrises at the lake"))
-    ['lake', 'paint', 'sunris']
-    """
-    return {
-        w if w[0].isdigit() else _root(w)
-        for w in _WORD.findall(text.lower())
-        if (len(w) >= 3 or w[0].isdigit()) and w not in STOPWORDS
-    }
-
-
-_NO_LIMIT = 1 << 30
-_FILLER_WORDS = 2
-_NAME_OR_NUMBER = re.compile(r"\d|(?<=[\w,;:] )[A-Z][a-z]")
-
-
-def _is_filler(sentence: str, info: set[str], terms: set[str]) -> bool:
-    """A sentence with at most two content words, none from the query, no number and no
-    name after its first word ("Wow, that's great!", "How are you?"): it carries no fact."""
-    return (
-        len(info) <= _FILLER_WORDS and not (info & terms) and not _NAME_OR_NUMBER.search(sentence)
-    )
-
-
-def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bool]:
-    """The informative sentences of ``text``, best for the query first, within ``keep_tokens``.
-
-    Filler sentences (at most two content words: "Wow!", "How are you?") go first; then, if
-    the rest is still over ``keep_tokens``, the sentences sharing the fewest ``terms`` with the
-    query. Kept sentences stay in order, gaps marked with an ellipsis; at least one sentence
-    is kept. Returns ``(text, compressed?)``.
-
-    >>> compress_text("Hi there! I adopted a cat named Tom. It was fun.", {"cat"}, 8)
-    ('I adopted a cat named Tom.', True)
-    """
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-    if len(sentences) <= 1:
-        return text, False
-    info = [content_terms(s) for s in sentences]
-    ranked = sorted(
-        range(len(sentences)),
-        key=lambda i: (-sum(len(h) for h in info[i] & terms), -len(info[i]), i),
-    )
-    keep: list[int] = []
-    used = 0
-    for i in ranked:
-        cost = count_tokens(sentences[i]) + 1
-        filler = _is_filler(sentences[i], info[i], terms)
-        if keep and (filler or used + cost > keep_tokens):
-            continue
-        keep.append(i)
-        used += cost
-    if len(keep) == len(sentences):
-        return text, False
-    keep.sort()
-    parts: list[str] = []
-    for pos, i in enumerate(keep):
-        if pos and i != keep[pos - 1] + 1:
-            parts.append("…")
-        parts.append(sentences[i])
-    return " ".join(parts), True
 
 
 @dataclass
@@ -465,7 +239,7 @@ def _shown(s: Scored, terms: set[str], config: RetrievalConfig) -> tuple[str, bo
     ):
         return compress_text(text, terms, config.compress_keep_tokens)
     if config.drop_filler and s.section in ("episodic", "buffer"):
-        return compress_text(text, terms, _NO_LIMIT)  # filler sentences only
+        return compress_text(text, terms, NO_LIMIT)  # filler sentences only
     return text, False
 
 

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from prism_memory import RetrievalConfig
 from prism_memory.records import Kind, MemoryRecord, Provenance, Trust
-from prism_memory.retrieval.construct import Scored, compress_text, pack, select
+from prism_memory.retrieval.construct import Scored, pack, select
 from prism_memory.retrieval.context import CandidateTrace, RecallTrace
 from prism_memory.retrieval.render import BLOCK_OPEN, render
 from prism_memory.retrieval.scoring import ScoreParts
+from prism_memory.retrieval.text import compress_text
 from prism_memory.tokens import count_tokens
 
 T0 = datetime(2023, 5, 8, tzinfo=timezone.utc)

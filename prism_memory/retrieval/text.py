@@ -1,0 +1,259 @@
+"""Words and sentences of memory text: content terms, filler detection, sentence compression.
+
+Design:
+- Pure functions over strings, shared by the packer (``construct.py``) and the benchmarks.
+- ``content_terms``: lower-cased content words (3+ letters, or numbers) minus generic English
+  function words, reduced to a crude root (suffix strip, first six letters) so "moved" and
+  "move" meet. No stemmer dependency, no data-specific word list.
+- ``compress_text``: keep the sentences of a long turn that share the most terms with the query
+  within a token allowance; filler sentences ("Wow, that's great!") go first.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..tokens import count_tokens
+
+__all__ = [
+    "NO_LIMIT",
+    "STOPWORDS",
+    "compress_text",
+    "content_terms",
+    "is_filler",
+    "split_sentences",
+]
+
+# Generic English function words (not derived from any data set).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "got",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "yes",
+        "yeah",
+        "really",
+        "much",
+        "many",
+        "like",
+        "one",
+        "thing",
+        "things",
+        "well",
+    ]
+)
+_WORD = re.compile(r"[a-z][a-z']+|\d+(?:[.,]\d+)*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)")
+
+
+@lru_cache(maxsize=65536)
+def _root(word: str) -> str:
+    w = word.strip("'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    for suffix in ("ing", "ed", "es", "s", "ly"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)][:6]
+    return w[:6]
+
+
+def content_terms(text: str) -> set[str]:
+    """Roots of the content words of ``text`` (lower-cased, 3+ letters or a number, no stopwords).
+
+    >>> sorted(content_terms("She painted sunrises at the lake"))
+    ['lake', 'paint', 'sunris']
+    """
+    return {
+        w if w[0].isdigit() else _root(w)
+        for w in _WORD.findall(text.lower())
+        if (len(w) >= 3 or w[0].isdigit()) and w not in STOPWORDS
+    }
+
+
+NO_LIMIT = 1 << 30
+_FILLER_WORDS = 2
+_NAME_OR_NUMBER = re.compile(r"\d|(?<=[\w,;:] )[A-Z][a-z]")
+
+
+def is_filler(sentence: str, info: set[str], terms: set[str]) -> bool:
+    """A sentence with at most two content words, none from the query, no number and no
+    name after its first word ("Wow, that's great!", "How are you?"): it carries no fact."""
+    return (
+        len(info) <= _FILLER_WORDS and not (info & terms) and not _NAME_OR_NUMBER.search(sentence)
+    )
+
+
+def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bool]:
+    """The informative sentences of ``text``, best for the query first, within ``keep_tokens``.
+
+    Filler sentences (at most two content words: "Wow!", "How are you?") go first; then, if
+    the rest is still over ``keep_tokens``, the sentences sharing the fewest ``terms`` with the
+    query. Kept sentences stay in order, gaps marked with an ellipsis; at least one sentence
+    is kept. Returns ``(text, compressed?)``.
+
+    >>> compress_text("Hi there! I adopted a cat named Tom. It was fun.", {"cat"}, 8)
+    ('I adopted a cat named Tom.', True)
+    """
+    sentences = split_sentences(text)
+    if len(sentences) <= 1:
+        return text, False
+    info = [content_terms(s) for s in sentences]
+    ranked = sorted(
+        range(len(sentences)),
+        key=lambda i: (-sum(len(h) for h in info[i] & terms), -len(info[i]), i),
+    )
+    keep: list[int] = []
+    used = 0
+    for i in ranked:
+        cost = count_tokens(sentences[i]) + 1
+        filler = is_filler(sentences[i], info[i], terms)
+        if keep and (filler or used + cost > keep_tokens):
+            continue
+        keep.append(i)
+        used += cost
+    if len(keep) == len(sentences):
+        return text, False
+    keep.sort()
+    parts: list[str] = []
+    for pos, i in enumerate(keep):
+        if pos and i != keep[pos - 1] + 1:
+            parts.append("…")
+        parts.append(sentences[i])
+    return " ".join(parts), True
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (a bracketed note such as an image caption is its own).
+
+    >>> split_sentences("Hi! I moved. [shares an image]")
+    ['Hi!', 'I moved.', '[shares an image]']
+    """
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
