@@ -90,6 +90,12 @@ class SafetyConfig(_Section):
     quarantine_threshold_external: float = Field(
         default=0.5, ge=0, le=1, description="Threshold for tool and web content (stricter)."
     )
+    screen_model: bool = Field(
+        default=True,
+        description="Also quarantine what the learned second opinion (a hashed n-gram logistic "
+        "regression shipped with the package) flags at its own per-source threshold; it can only "
+        "add quarantines to the rules'. False = rules alone.",
+    )
     redact_pii: bool = False
 
 

@@ -186,6 +186,7 @@ def _verify(
                     report.deletes_lost += 1
             elif got is None:
                 report.records_lost += 1
+                report.errors.append(f"kill {report.kills}: acknowledged record {rid} {want} lost")
             elif (got.user_id, got.text) != want:
                 report.records_changed += 1
         return len(stored)

@@ -82,4 +82,5 @@ def screen_record(record: MemoryRecord, config: SafetyConfig) -> ScreenVerdict |
         record.provenance.source.value,
         user=config.quarantine_threshold_user,
         external=config.quarantine_threshold_external,
+        model=config.screen_model,
     )
