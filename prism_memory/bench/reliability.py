@@ -194,6 +194,74 @@ def _verify(
         m.close()
 
 
+@dataclass
+class ChildStep:
+    """What one killed child acknowledged, and where the next child starts."""
+
+    writes: int
+    deletes: int
+    next_batch: int
+
+
+def apply_child_output(
+    output: str,
+    start: int,
+    batch_size: int,
+    expected: dict[str, tuple[str, str] | None],
+    unresolved: set[str],
+) -> ChildStep:
+    """Fold a killed child's acknowledgements into ``expected`` and ``unresolved``.
+
+    ``expected`` maps record ids to their acknowledged state (``(user, text)`` or ``None`` for
+    deleted). ``unresolved`` holds ids an operation in flight at some kill may or may not have
+    changed; an id leaves it only when a later acknowledged operation fixes its state, so a
+    child killed before acknowledging anything does not make an earlier uncertainty certain.
+    The next child redoes a batch whose delete or purge step was not acknowledged.
+
+    >>> exp, unres = {}, set()
+    >>> step = apply_child_output('{"op": "add", "batch": 4, "ids": ["a"]}', 4, 1, exp, unres)
+    >>> step.next_batch, exp["a"][1].startswith("crash fact 4-0"), len(unres)  # del in flight
+    (4, True, 2)
+    """
+    last_batch = start - 1
+    last_op = "add"
+    writes = deletes = 0
+    for line in output.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut by the kill was never acknowledged
+        if event["op"] == "add":
+            k = event["batch"]
+            user = batch_user(k)
+            for rid, text in zip(event["ids"], batch_items(k, batch_size)):
+                expected[rid] = (user, text)
+                unresolved.discard(rid)
+            writes += len(event["ids"])
+            last_batch = k
+        elif event["op"] == "del":
+            expected[event["id"]] = None
+            unresolved.discard(event["id"])
+            deletes += 1
+        last_op = event["op"]
+    # the operation in flight at the kill may or may not have landed: the next batch's add, or
+    # the delete that follows the last acknowledged add
+    k = last_batch + 1
+    unresolved.update(_record_id(batch_user(k), t) for t in batch_items(k, batch_size))
+    if last_op == "add" and last_batch % 5 == 4:
+        victim_batch = last_batch - 2
+        unresolved.add(
+            _record_id(batch_user(victim_batch), batch_items(victim_batch, batch_size)[0])
+        )
+    # the next child retries the operation in flight (deterministic ids: upserts); a batch
+    # whose delete/purge step was not acknowledged is redone from its add
+    pending = (last_op == "add" and (last_batch % 5 == 4 or last_batch % 11 == 10)) or (
+        last_op == "del" and last_batch % 11 == 10
+    )
+    next_batch = last_batch if pending and last_batch >= 0 else last_batch + 1
+    return ChildStep(writes, deletes, next_batch)
+
+
 def crash_trials(
     kills: int,
     *,
@@ -213,6 +281,7 @@ def crash_trials(
         path = tmp.name
     store = Path(path) / "store"
     expected: dict[str, tuple[str, str] | None] = {}
+    unresolved: set[str] = set()
     next_batch = 0
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
     code = (
@@ -237,37 +306,11 @@ def crash_trials(
                         f"child exited {child.returncode}: {err.read().decode()[-500:]}"
                     )
             report.kills += 1
-            last_batch = next_batch - 1
-            last_op = "add"
-            for line in out.decode().splitlines():
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue  # a line cut by the kill was never acknowledged
-                if event["op"] == "add":
-                    k = event["batch"]
-                    user = batch_user(k)
-                    for rid, text in zip(event["ids"], batch_items(k, batch_size)):
-                        expected[rid] = (user, text)
-                    report.acknowledged_writes += len(event["ids"])
-                    last_batch = k
-                elif event["op"] == "del":
-                    expected[event["id"]] = None
-                    report.acknowledged_deletes += 1
-                last_op = event["op"]
-            # the operation in flight at the kill may or may not have landed
-            k = last_batch + 1
-            uncertain = {_record_id(batch_user(k), t) for t in batch_items(k, batch_size)}
-            uncertain.add(
-                _record_id(batch_user(last_batch - 2), batch_items(last_batch - 2, batch_size)[0])
-            )
-            report.final_records = _verify(store, expected, uncertain, report)
-            # the next child retries the operation in flight (deterministic ids: upserts); a
-            # batch whose delete/purge step was not acknowledged is redone from its add
-            pending = (last_op == "add" and (last_batch % 5 == 4 or last_batch % 11 == 10)) or (
-                last_op == "del" and last_batch % 11 == 10
-            )
-            next_batch = last_batch if pending and last_batch >= 0 else last_batch + 1
+            step = apply_child_output(out.decode(), next_batch, batch_size, expected, unresolved)
+            report.acknowledged_writes += step.writes
+            report.acknowledged_deletes += step.deletes
+            next_batch = step.next_batch
+            report.final_records = _verify(store, expected, unresolved, report)
             if progress and (n + 1) % 10 == 0:
                 print(
                     f"  {n + 1}/{kills} kills, {report.acknowledged_writes} acknowledged writes",

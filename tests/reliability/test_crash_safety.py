@@ -50,3 +50,28 @@ def test_two_hundred_kills_lose_nothing_acknowledged(tmp_path: Path) -> None:
     assert report.ok, report
     assert report.errors == []
     assert report.acknowledged_writes > 1000
+
+
+def test_an_uncertain_delete_stays_uncertain_until_a_child_acknowledges_it() -> None:
+    """A delete in flight at one kill may have landed; if the next child is killed before it
+    acknowledges anything, that record is still unresolved (not "lost")."""
+    import json as _json
+
+    from prism_memory.bench.reliability import _record_id, apply_child_output, batch_user
+
+    expected: dict[str, tuple[str, str] | None] = {}
+    unresolved: set[str] = set()
+    size = 2
+    acked = "".join(
+        _json.dumps({"op": "add", "batch": k, "ids": [f"id-{k}-{i}" for i in range(size)]}) + "\n"
+        for k in range(5)
+    )
+    step = apply_child_output(acked, 0, size, expected, unresolved)  # killed in batch 4's delete
+    victim = _record_id(batch_user(2), batch_items(2, size)[0])
+    assert victim in unresolved and step.next_batch == 4  # batch 4 is redone from its add
+    step = apply_child_output("", step.next_batch, size, expected, unresolved)  # killed at once
+    assert victim in unresolved and step.next_batch == 4
+    redo = _json.dumps({"op": "add", "batch": 4, "ids": ["id-4-0", "id-4-1"]}) + "\n"
+    redo += _json.dumps({"op": "del", "batch": 4, "id": victim}) + "\n"
+    step = apply_child_output(redo, 4, size, expected, unresolved)
+    assert victim not in unresolved and expected[victim] is None and step.next_batch == 5
