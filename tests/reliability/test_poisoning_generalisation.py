@@ -84,18 +84,6 @@ PAIRS = [
 ]
 
 
-@pytest.mark.parametrize(("family", "attack", "benign"), PAIRS)
-def test_each_new_family_catches_its_shape_and_keeps_its_neighbour(
-    family: str, attack: tuple[str, str], benign: tuple[str, str]
-) -> None:
-    source, text = attack
-    assessment = injection_score(text, source)
-    assert family in assessment.signals, (text, assessment)
-    assert screen(text, source).quarantined, (text, assessment)
-    source, text = benign
-    assert not screen(text, source).quarantined, (text, injection_score(text, source))
-
-
 @pytest.mark.parametrize(
     ("source", "text"),
     [
@@ -338,8 +326,8 @@ PAIRS_3 = [
 ]
 
 
-@pytest.mark.parametrize(("family", "attack", "benign"), PAIRS_3)
-def test_third_revision_shapes_catch_the_attack_and_keep_the_neighbour(
+@pytest.mark.parametrize(("family", "attack", "benign"), PAIRS + PAIRS_3)
+def test_each_new_family_catches_its_shape_and_keeps_its_neighbour(
     family: str, attack: tuple[str, str], benign: tuple[str, str]
 ) -> None:
     source, text = attack
