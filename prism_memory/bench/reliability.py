@@ -579,7 +579,8 @@ def _markdown(res: dict[str, Any]) -> str:
         f"{iso['operations']} random operations ({iso['reads']} reads) across {iso['tenants']} adversarial "
         f"tenant ids: **{iso['cross_tenant_results']}** cross-tenant results.",
         "",
-        "## Memory poisoning (quarantine rate at the default thresholds: user 0.8, tool/web 0.5)",
+        "## Memory poisoning (default screen: rules at user 0.8 / tool-web 0.5, plus the learned "
+        "second opinion)",
         "",
         "| corpus | attacks quarantined | benign quarantined |",
         "|---|---|---|",
