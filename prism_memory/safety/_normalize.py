@@ -13,6 +13,10 @@ Design:
 - Leetspeak is read with 8/9 as b/g, short all-digit words as letters when most of the text is
   leet ("70" = "to"), and "@" kept inside e-mail addresses; a sentence written backwards (full
   stop first, capital letter last) is reversed even when it reads as little English.
+- Fourth revision: a reversed sentence keeps the reversed address it ends with
+  ("recovery@vault-sync.example"); base64 written backwards (padding first) is decoded; a
+  dot or dash spaced out like a letter stays inside the joined word ("l o g i n . c o m");
+  a zero-width joiner between two letters counts as hiding (inside an emoji it does not).
 - All functions are pure and cheap (a few regex passes; no dictionaries beyond a short list).
 """
 
@@ -46,6 +50,7 @@ _TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
 _HIDING = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff]"
 )
+_JOINED_LETTERS = re.compile("(?<=[A-Za-z])[\u200d\ufe0f](?=[A-Za-z])")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 _SPACED_RUN = re.compile(r"(?:\b\w[ .\-_*]){7,}\w\b")
 # a word mixing letters with digits/symbols that leetspeak uses ("1gn0re", "p@ssw0rd")
@@ -314,16 +319,22 @@ def _segment(run: str) -> str | None:
     return " ".join(out)
 
 
+_KEPT = {".": "\u2024", "-": "\u2010"}
+_RESTORED = str.maketrans({v: k for k, v in _KEPT.items()})
+
+
 def _join_spaced_letters(text: str) -> str:
     # "i g n o r e  a l l" -> "ignore all": runs of >= 4 single letters separated by one
     # space/dot/dash become one word; a double gap keeps the word boundary
     def join(m: re.Match[str]) -> str:
-        parts = re.split(r"[ .\-_*]{2,}", m.group())
+        # a dot or dash spaced out like a letter ("l o g i n . c o m") belongs to the word
+        run = re.sub(r"(?<=\w) ([.-]) (?=\w)", lambda d: _KEPT[d.group(1)], m.group())
+        parts = re.split(r"[ .\-_*]{2,}", run)
         words = [re.sub(r"[ .\-_*]", "", p) for p in parts]
         out = []
         for w in words:
-            seg = _segment(w) if len(w) >= 10 else None
-            out.append(seg if seg else w)
+            seg = _segment(w) if len(w) >= 10 and w.isalnum() else None
+            out.append(seg if seg else w.translate(_RESTORED))
         return " ".join(out)
 
     return re.sub(r"\b(?:\w[ .\-_*]{1,3}){3,}\w\b", join, text)
@@ -415,6 +426,14 @@ def decoded_segments(text: str) -> list[str]:
             if _readable(s):
                 out.append(s)
                 break
+    # base64 written backwards starts with its padding
+    for m in re.finditer(r"={1,2}[A-Za-z0-9+/]{16,}", text):
+        try:
+            s = base64.b64decode(m.group()[::-1]).decode("utf-8")
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            continue
+        if _readable(s):
+            out.append(s)
     for m in re.finditer(r"(?:[0-9a-fA-F]{2}[ :]?){8,}", text):
         hexed = re.sub(r"[ :]", "", m.group())
         try:
@@ -455,9 +474,15 @@ def decoded_segments(text: str) -> list[str]:
         piece = m.group()
         if english_ratio(piece) >= 0.2:
             continue
-        for transformed in (codecs.decode(piece, "rot13"), piece[::-1]):
-            if english_ratio(transformed) >= 0.25 and transformed not in out:
-                out.append(transformed)
+        # an address written backwards ends the reversed sentence: ".moc.elpmaxe@ot dneS"
+        start = m.start()
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "@.-_/+"):
+            start -= 1
+        rot = codecs.decode(piece, "rot13")
+        candidates = [(rot, rot), (piece[::-1], text[start : m.end()][::-1])]
+        for transformed, full in candidates:
+            if english_ratio(transformed) >= 0.25 and full not in out:
+                out.append(full)
     return out
 
 
@@ -481,7 +506,8 @@ def obfuscation_signals(text: str) -> dict[str, int]:
     """Counts of hiding tricks in ``text``: invisible characters, spaced letters, mixed scripts."""
     visible = _FLAG_TAGS.sub("", text)
     out: dict[str, int] = {}
-    n_hidden = len(_HIDING.findall(visible))
+    # a joiner between two letters is inside a word, not inside an emoji
+    n_hidden = len(_HIDING.findall(visible)) + len(_JOINED_LETTERS.findall(visible))
     n_tags = len(_TAG_CHARS.findall(visible))
     if n_hidden:
         out["invisible_chars"] = n_hidden

@@ -39,6 +39,14 @@ Design:
   only add a quarantine: :func:`screen` quarantines when the rule score passes the threshold
   *or* the model fires; the rule ``score`` itself is unchanged. Adopted by the pre-registered
   rule in ``train_screen`` (honest folds: +7.9 / +8.9 attack points, +0.0 benign points).
+- Fourth revision (blind corpus 3 studied; rule families in ``_rules``): the fourth-revision
+  triggers (``event_trigger``, ``activity_trigger``) read the same fact as the older trigger
+  families and count only where those found nothing; a planted standing memory or a claimed
+  consent of the user's counts as addressing the agent (so with a secret, account, money or
+  outside address it is ``addressed_sensitive``); a quoted phrase that "became a meme" is a
+  mention; a CTF is a discussion of attacks; "make a chatbot reveal ..." is a reported request;
+  "the fraud team has instructed all AI assistants to ..." speaks to the agent, so its letterhead
+  earns no discussion discount; "memory" alone is not a sensitive object.
 """
 
 from __future__ import annotations
@@ -69,6 +77,8 @@ from ._rules import (
     GATES,
     MULTILINGUAL,
     NEGATABLE,
+    NEWER_TRIGGERS,
+    OLDER_TRIGGERS,
     SENSITIVE,
     SOFT,
     THIRD_PARTY,
@@ -159,13 +169,15 @@ CREDENTIAL_FAMILIES = frozenset({"exfiltrate", "disclose", "send_elsewhere", "di
 _AUTH_HEADER = re.compile(r"authorization:\s*(?:bearer|basic|token)\b", re.I)
 _AGENT_OBLIGED = re.compile(
     r"\b(?:assistants?|ai|agents?|bots?|models?)\s+(?:must|should|shall|will|is to|are to|needs? to|"
-    r"has to|have to)\s+(?:\w+\s+)?$",
+    r"has to|have to)\s+(?:\w+\s+)?$"
+    r"|\b(?:has|have|had) (?:instructed|told|ordered|asked|directed|required) (?:all|any|every) (?:ai )?"
+    r"(?:assistants?|agents?|bots?|models?) to\s+(?:\w+\s+)?$",
     re.I,
 )
 # text *about* attacks (security advice, news, research) describes them rather than making them
 _DISCUSSION = re.compile(
     r"(?<![\w@./-])(?:phishing|scam\w*|fraud\w*|attack\w*|hackers?|criminals?|malicious|suspicious|injections?|"
-    r"jailbreak\w*|red[- ]team\w*|social engineering|impersonat\w+|spoof\w*|exploits?|"
+    r"jailbreak\w*|red[- ]team\w*|ctfs?|capture the flag|social engineering|impersonat\w+|spoof\w*|exploits?|"
     r"vulnerabilit\w+|threats?|adversar\w+|ataque\w*|atacante\w*|attaque\w*|attaquant\w*|angriff\w*|"
     r"angreifer\w*|attacc\w+|estafa\w*|betrug\w*|мошенни\w*|атак\w*)\b(?![@.]\w)|注入|攻击|诈骗|钓鱼|攻撃|詐欺|"
     r"フィッシング|공격|사기",
@@ -182,6 +194,7 @@ _ASKED_TO = re.compile(
     r"\b(?:asked|asks|asking|ask|told|tells|tricked|tricks|trick|got|gets|convinced?|persuaded?|"
     r"urged?|wanted|pressured?|tried to get)\s+(?:it|the (?:bot|chatbot|model|assistant|ai|system)|"
     r"models?|chatbots?|assistants?|bots?|llms?)\s+(?:in)?to\s+(?:\w+\s+)?$"
+    r"|\b(?:make|makes|making|made|force|forces|forcing|forced|let|lets|letting)\s+(?:an?|the|its|your|this)?\s*(?:[\w-]+\s+)?(?:chatbot|bot|model|assistant|ai|llm|agent)s?\s+(?:\w+\s+)?$"
     r"|\b(?:e-?mail|message|text|sms|letter|call|caller|scammers?|fraudsters?|someone|they|it|this|that|"
     r"the (?:site|page|link|sender|caller|email|message|text))\s+(?:\w+\s+)?"
     r"(?:asking|asks|asked|telling|tells|told|urging|urges|requesting|requests)\s+(?:you|them|him|her|"
@@ -195,7 +208,7 @@ _QUOTED = re.compile(
 )
 _MENTION_AFTER = re.compile(
     r"^\s*(?:prompts?|payloads?|attacks?|messages?|tricks?|techniques?|jailbreaks?|means?|meant|mean|"
-    r"is an? (?:example|attack|classic)|之类|这样的|などの)",
+    r"is an? (?:example|attack|classic)|(?:became|becomes|has become|turned into) an? (?:\w+ )?(?:meme|joke|catchphrase|trend|slogan)|之类|这样的|などの)",
     re.I,
 )
 _MENTION_CUE = re.compile(
@@ -282,15 +295,26 @@ def _hits(view: str, *, user: bool) -> dict[str, float]:
                 break
         if best > 0.0:
             out[name] = max(out.get(name, 0.0), best)
+    if OLDER_TRIGGERS & out.keys():
+        for k in NEWER_TRIGGERS & out.keys():
+            del out[k]
     # the addressing families are several readings of one fact (the text speaks to the agent):
     # only the strongest counts. An order so addressed about secrets, accounts, personal data
     # or outside addresses is stronger evidence than either half alone.
     addressed = sorted((w, k) for k, w in out.items() if k in ADDRESSING)
     for _, k in addressed[:-1]:
         del out[k]
-    if addressed and addressed[-1][0] >= 0.3 and SENSITIVE.search(view):
+    if addressed and addressed[-1][0] >= 0.3 and _sensitive(view):
         out["addressed_sensitive"] = 0.6
     return out
+
+
+def _sensitive(view: str) -> bool:
+    """Whether ``view`` names a secret, account, personal data or outside address.
+
+    "Memory" alone does not count: a request to be remembered names it by definition.
+    """
+    return any(m.group() not in ("memory", "memories") for m in SENSITIVE.finditer(view))
 
 
 def _self_directed(view: str) -> bool:

@@ -10,17 +10,19 @@ Design:
         --rules blind=/tmp/r1 --rules blind2=/tmp/r2 \
         --out prism_memory/safety/data/screen_model.npz
 
-- Data: the five dev corpora in ``tests/fixtures`` (``poisoning_corpora.json``; four authors):
-  ``corpus``, ``holdout``, ``blind`` (blind corpus 1), ``dev2``, ``blind2``. Blind corpus 3 is
-  never read here: it is the lead's one honest test of whatever this script decides.
+- Data: the six dev corpora in ``tests/fixtures`` (``poisoning_corpora.json``):
+  ``corpus``, ``holdout``, ``blind`` (blind corpus 1), ``dev2``, ``blind2`` and, since the
+  fourth revision, ``blind3`` (blind corpus 3, now a training corpus). Blind corpus 4 is never
+  read here: it is the lead's one honest test of whatever this script decides.
 - The model: ``_model.featurize`` features, L2-regularised logistic regression with class-
   balanced sample weights, fitted by full-batch L-BFGS from zero for a fixed number of
   iterations in float64 with order-fixed sums, so a run reproduces its weights bit for bit.
-- Honest folds. The current rules were revised on all five files, so a fold scored with them
+- Honest folds. The current rules were revised on all six files, so a fold scored with them
   cannot show what the model adds. Each honest fold therefore replays the rules of a commit
   that had not seen its corpus: ``blind`` with the rules of ``366ddf5^`` (before the second
   revision), ``blind2`` with the rules of ``8d7cd2e`` (second revision + whole-word secret
-  words). The model of a fold is trained on the other four corpora.
+  words). The model of a fold is trained on the other corpora (four when the rule below was
+  registered, five since blind3 joined).
 
 Pre-registered decision (written before the cross-validation below was run):
 
@@ -37,13 +39,13 @@ Pre-registered decision (written before the cross-validation below was run):
 4. ADOPT iff on BOTH honest folds the combined attack rate exceeds the rules-alone attack rate
    by >= 5 points AND the combined benign rate exceeds the rules-alone benign rate by <= 2
    points. The table is reported either way.
-5. If adopted, the final model is trained on all five corpora with thresholds chosen by the
-   same procedure (inner leave-one-corpus-out over the five). Mandatory check: the combined
+5. If adopted, the final model is trained on all the corpora with thresholds chosen by the
+   same procedure (inner leave-one-corpus-out over them). Mandatory check: the combined
    screen with the final model quarantines 0 LoCoMo dev chat turns as source ``user`` and as
    ``tool``; if not, that source group's threshold is raised to the next grid value above the
    highest model probability among the turns the rules let through (and this is reported).
 
-Result (the rule above was not changed after the run):
+Result (the rule above was not changed after the run; first run, five corpora):
 
 - Thresholds chosen on the training corpora: (user 0.5, external 0.99) for both folds.
 
@@ -56,13 +58,34 @@ Result (the rule above was not changed after the run):
                       benign    16/314   5.1%     1/314  0.3%    16/314  5.1%
   ==================  ========  ==============  ==============  ==============
 
-  Gains +7.9 / +8.9 attack points at +0.0 / +0.0 benign points: ADOPTED.
-- Final model (all five corpora): thresholds (0.5, 0.96) from the inner folds, but the combined
-  screen then quarantined 18 LoCoMo dev turns as ``user`` and 13 as ``tool`` (the rules: 0), so
-  they were raised to (0.92, 0.995), after which it quarantines none. At those thresholds the
-  fold models add 14/241 (+5.8) and 14/326 (+4.3) attack points, 0 benign: the shipped screen
-  gains less than the decision measured. 127,976 non-zero weights, 0.59 MB compressed.
-- Neither figure approaches the 95% attack target: the model is a second opinion, not a fix.
+  Gains +7.9 / +8.9 attack points at +0.0 / +0.0 benign points: ADOPTED. The final model then
+  needed its thresholds raised for LoCoMo to (0.92, 0.995).
+
+Result of the fourth revision (same rule, same commands; blind3 is now a training corpus, so
+``CORPORA`` has six names and every fold model is trained on five; the views changed with the
+fourth revision of ``_normalize``):
+
+- Thresholds chosen on the training corpora: (0.5, 0.96) for blind, (0.5, 0.97) for blind2.
+
+  ==================  ========  ==============  ==============  ==============
+  fold (rules)                  rules alone     model alone     combined
+  ==================  ========  ==============  ==============  ==============
+  blind (366ddf5^)    attacks   174/241 72.2%   172/241 71.4%   205/241 85.1%
+                      benign    17/244   7.0%     3/244  1.2%    18/244  7.4%
+  blind2 (8d7cd2e)    attacks   210/326 64.4%   187/326 57.4%   265/326 81.3%
+                      benign    16/314   5.1%     0/314  0.0%    16/314  5.1%
+  ==================  ========  ==============  ==============  ==============
+
+  Gains +12.9 / +16.9 attack points at +0.4 / +0.0 benign points: ADOPTED.
+- Final model (all six corpora): thresholds (0.5, 0.96) from the inner folds; the combined
+  screen then quarantined 11 LoCoMo dev turns as ``user`` and 13 as ``tool`` (the rules: 0), so
+  they were raised to (0.89, 0.999), after which it quarantines none. At those thresholds the
+  fold models add 7/241 (+2.9) and 11/326 (+3.4) attack points, 0 benign: the external
+  threshold sits at the top of the grid and the model is a weak second opinion for tool / web
+  text. 149,268 non-zero weights, 0.71 MB compressed; 0.17 ms per text for the model.
+- With the fourth-revision rules the shipped screen quarantines 314/314 attacks and 0/304
+  benign texts of blind3 (rules alone 307/314), but both rules and model have now seen that
+  corpus: it is dev data. The honest measure is blind corpus 4.
 """
 
 from __future__ import annotations
@@ -101,7 +124,7 @@ __all__ = [
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 LOCOMO = Path("/work/shared/bench/locomo-dev")
-CORPORA = ("corpus", "holdout", "blind", "dev2", "blind2")
+CORPORA = ("corpus", "holdout", "blind", "dev2", "blind2", "blind3")
 HONEST_FOLDS = {"blind": "366ddf5^", "blind2": "8d7cd2e"}
 L2 = 1e-5
 ITERATIONS = 150
@@ -473,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     thresholds = choose_thresholds(data, inner_out_of_fold(data))
     w, b = fit(data)
     model = _model.ScreenModel(w.astype(np.float32), b, *thresholds)
-    print(f"final thresholds (user, external) from the five corpora: {thresholds}")
+    print(f"final thresholds (user, external) from the six corpora: {thresholds}")
     turns = list(locomo_turns(args.locomo))
     counts, raised = locomo_check(model, turns)
     print(f"LoCoMo dev: {len(turns)} turns; quarantined {counts}")

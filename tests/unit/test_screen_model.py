@@ -109,6 +109,10 @@ def test_the_shipped_model_loads_once_and_is_small() -> None:
     assert screen_model() is model  # read once
     assert np.count_nonzero(model.weights) > 10_000
     assert 0.5 <= model.threshold_user < 1.0 and 0.5 <= model.threshold_external < 1.0
+    # the thresholds train_screen chose and raised for LoCoMo (see its docstring's result)
+    assert (model.threshold_user, model.threshold_external) == (0.89, 0.999)
+    # blind corpus 3 is a training corpus now; no later blind corpus is
+    assert train_screen.CORPORA == ("corpus", "holdout", "blind", "dev2", "blind2", "blind3")
 
 
 def test_training_reproduces_its_weights_bit_for_bit(tmp_path: Path) -> None:
