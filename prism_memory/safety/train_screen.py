@@ -123,7 +123,8 @@ __all__ = [
 ]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
-LOCOMO = Path("/work/shared/bench/locomo-dev")
+# ../shared/bench/locomo-dev next to the checkout, as in the Makefile (or pass --locomo)
+LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo-dev"
 CORPORA = ("corpus", "holdout", "blind", "dev2", "blind2", "blind3")
 HONEST_FOLDS = {"blind": "366ddf5^", "blind2": "8d7cd2e"}
 L2 = 1e-5
