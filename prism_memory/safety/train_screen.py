@@ -94,6 +94,7 @@ import argparse
 import importlib.util
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -123,8 +124,22 @@ __all__ = [
 ]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
-# ../shared/bench/locomo-dev next to the checkout, as in the Makefile (or pass --locomo)
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo-dev"
+
+
+def _locomo_dir() -> Path:
+    """The LoCoMo dev folder: ``$PRISM_LOCOMO_DEV``, else ``../shared/bench/locomo-dev`` next to
+    the checkout or the working directory (as the Makefile uses it); ``--locomo`` overrides."""
+    env = os.environ.get("PRISM_LOCOMO_DEV")
+    candidates = [Path(env)] if env else []
+    candidates += [
+        Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo-dev",
+        Path.cwd().parent / "shared" / "bench" / "locomo-dev",
+        Path("/work/shared/bench/locomo-dev"),
+    ]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+LOCOMO = _locomo_dir()
 CORPORA = ("corpus", "holdout", "blind", "dev2", "blind2", "blind3")
 HONEST_FOLDS = {"blind": "366ddf5^", "blind2": "8d7cd2e"}
 L2 = 1e-5
