@@ -9,7 +9,6 @@ shown: the memory of session 1 reaches the prompt of session 2, and never anothe
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -36,7 +35,7 @@ from langchain_prism import (
     PrismStore,
     create_memory_tools,
 )
-from prism_memory import FastEmbedEmbedder, Memory
+from prism_memory import Memory
 
 
 class ScriptedChat(GenericFakeChatModel):
@@ -60,16 +59,6 @@ def scripted(*replies: str | AIMessage) -> ScriptedChat:
 
 def prompt_text(messages: list[BaseMessage]) -> str:
     return "\n".join(str(m.content) for m in messages)
-
-
-@pytest.fixture(scope="module")
-def memory(
-    tmp_path_factory: pytest.TempPathFactory, real_embedder: FastEmbedEmbedder
-) -> Iterator[Memory]:
-    """One embedded store for the module (opening one costs seconds); tests use their own users."""
-    m = Memory(path=tmp_path_factory.mktemp("langchain") / "store", embedder=real_embedder)
-    yield m
-    m.close()
 
 
 @dataclass

@@ -6,8 +6,7 @@ Real embedded store (Qdrant Edge) and the real offline embedder; LLMs are LlamaI
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -18,25 +17,7 @@ from llama_index.core.llms.mock import MockFunctionCallingLLM, MockLLMWithChatMe
 from llama_index.core.tools import FunctionTool
 
 from llamaindex_prism import PrismMemory, PrismRetriever
-from prism_memory import ConfigError, FastEmbedEmbedder, Memory, ScopeError
-
-
-@pytest.fixture(scope="module")
-def memory(
-    tmp_path_factory: pytest.TempPathFactory, real_embedder: FastEmbedEmbedder
-) -> Iterator[Memory]:
-    """One embedded store for the module (opening one costs seconds); tests use fresh ids."""
-    m = Memory(path=tmp_path_factory.mktemp("llamaindex_memory") / "store", embedder=real_embedder)
-    yield m
-    m.close()
-
-
-@pytest.fixture
-def uid() -> Callable[[str], str]:
-    """``uid("alice")`` -> an id no other test uses."""
-    suffix = uuid.uuid4().hex[:8]
-    return lambda name: f"{name}-{suffix}"
-
+from prism_memory import ConfigError, Memory, ScopeError
 
 PREFERENCE = "I am vegetarian and I love very spicy Thai food."
 

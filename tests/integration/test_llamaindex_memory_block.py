@@ -7,8 +7,7 @@ session's filter to shared kwargs and serves that session's memories to later on
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -20,25 +19,8 @@ from llama_index.core.storage.chat_store.sql import MessageStatus
 from llama_index.core.tools import FunctionTool
 
 from llamaindex_prism import PrismMemoryBlock
-from prism_memory import ConfigError, FastEmbedEmbedder, Memory, ScopeError
+from prism_memory import ConfigError, Memory, ScopeError
 from prism_memory.tokens import count_tokens
-
-
-@pytest.fixture(scope="module")
-def memory(
-    tmp_path_factory: pytest.TempPathFactory, real_embedder: FastEmbedEmbedder
-) -> Iterator[Memory]:
-    """One embedded store for the module (opening one costs seconds); tests use fresh ids."""
-    m = Memory(path=tmp_path_factory.mktemp("llamaindex_block") / "store", embedder=real_embedder)
-    yield m
-    m.close()
-
-
-@pytest.fixture
-def uid() -> Callable[[str], str]:
-    suffix = uuid.uuid4().hex[:8]
-    return lambda name: f"{name}-{suffix}"
-
 
 FILLER = [
     "Tell me something about the weather in spring, please, in a few sentences.",
