@@ -496,6 +496,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the final model here (only if adopted)")
     ap.add_argument("--locomo", type=Path, default=LOCOMO, help="LoCoMo dev folder")
     args = ap.parse_args(argv)
+    missing = [n for n in ("poisoning_corpora.json",) if not (FIXTURES / n).is_file()]
+    if missing or not args.locomo.is_dir():
+        print(
+            f"train_screen needs a source checkout: the corpora in {FIXTURES} and the LoCoMo dev "
+            f"folder ({args.locomo}; --locomo or PRISM_LOCOMO_DEV). Run it from the repository.",
+            file=sys.stderr,
+        )
+        return 2
     dirs = _rule_dirs(args.rules)
     data = load_dataset()
     folds = []

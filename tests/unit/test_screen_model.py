@@ -208,3 +208,8 @@ def test_no_locomo_chat_turn_is_quarantined_as_user_or_tool() -> None:
     assert len(turns) > 500
     for source in ("user", "tool"):
         assert not [t for t in turns if screen(t, source).quarantined], source
+
+
+def test_training_outside_a_checkout_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert train_screen.main(["--locomo", "/nonexistent/locomo-dev"]) == 2
+    assert "needs a source checkout" in capsys.readouterr().err
