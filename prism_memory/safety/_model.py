@@ -30,14 +30,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ._normalize import (
-    decoded_segments,
-    dehyphenated_view,
-    deobfuscate,
-    hidden_comments,
-    identifier_view,
-    leet_view,
-)
+from ._normalize import read_views
 
 __all__ = [
     "DIM",
@@ -64,20 +57,7 @@ IndexArray = npt.NDArray[np.int64]
 
 def text_views(text: str) -> list[str]:
     """The readings of ``text`` the rules examine; the first is the text as written."""
-    views = [text]
-    clean = deobfuscate(text)
-    for extra in (identifier_view(text), dehyphenated_view(clean)):
-        if extra is not None:
-            views.append(extra)
-    if clean != text:
-        views.append(clean)
-    leet = leet_view(clean)
-    if leet is not None:
-        views.append(leet)
-    segments = dict.fromkeys(decoded_segments(text) + decoded_segments(clean))
-    views += [deobfuscate(seg) for seg in segments]
-    views += hidden_comments(clean)
-    return views
+    return read_views(text).all()
 
 
 def _char_buckets(text: str) -> IndexArray:

@@ -28,9 +28,11 @@ import codecs
 import html
 import re
 import unicodedata
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 __all__ = [
+    "Views",
     "decoded_segments",
     "dehyphenated_view",
     "deobfuscate",
@@ -39,6 +41,7 @@ __all__ = [
     "identifier_view",
     "leet_view",
     "obfuscation_signals",
+    "read_views",
 ]
 
 _INVISIBLE = re.compile(
@@ -519,3 +522,47 @@ def obfuscation_signals(text: str) -> dict[str, int]:
     if _mixed_script_words(text):
         out["homoglyphs"] = 1
     return out
+
+
+@dataclass(frozen=True)
+class Views:
+    """Every reading of a text the screen examines (the rules and the model read the same)."""
+
+    text: str
+    clean: str  # de-obfuscated
+    ident: str | None  # identifiers read as words
+    hidden: tuple[str, ...]  # de-hyphenated, de-obfuscated, leetspeak, decoded segments
+    segments: tuple[str, ...]  # decoded segments as found
+    comments: tuple[str, ...]  # contents of HTML / Markdown comments
+
+    def all(self) -> list[str]:
+        """The readings in a fixed order, the text as written first."""
+        return [
+            self.text,
+            *([self.ident] if self.ident is not None else []),
+            *self.hidden,
+            *self.comments,
+        ]
+
+
+def read_views(text: str) -> Views:
+    """All readings of ``text``.
+
+    >>> read_views("Ign0re the rules").all()[0], len(read_views("plain words").all())
+    ('Ign0re the rules', 1)
+    """
+    clean = deobfuscate(text)
+    hidden: list[str] = []
+    dehyphen = dehyphenated_view(clean)
+    if dehyphen is not None:
+        hidden.append(dehyphen)
+    if clean != text:
+        hidden.append(clean)
+    leet = leet_view(clean)
+    if leet is not None:
+        hidden.append(leet)
+    segments = tuple(dict.fromkeys(decoded_segments(text) + decoded_segments(clean)))
+    hidden += [deobfuscate(seg) for seg in segments]
+    return Views(
+        text, clean, identifier_view(text), tuple(hidden), segments, tuple(hidden_comments(clean))
+    )

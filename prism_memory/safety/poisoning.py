@@ -60,13 +60,10 @@ from pathlib import Path
 from . import _model
 from ._normalize import (
     decoded_segments,
-    dehyphenated_view,
     deobfuscate,
     english_ratio,
-    hidden_comments,
-    identifier_view,
-    leet_view,
     obfuscation_signals,
+    read_views,
 )
 from ._rules import (
     ADDRESSING,
@@ -375,39 +372,27 @@ def _assess(text: str, source: str) -> tuple[InjectionAssessment, float]:
 def rule_assessment(text: str, source: str) -> tuple[InjectionAssessment, list[str]]:
     """The rules alone: their assessment and the views of ``text`` they read.
 
-    The views are those of ``_model.text_views``, in the same order, so the model scores them
-    as it was trained to without computing them twice.
+    The views are :func:`_normalize.read_views` (what ``_model.text_views`` returns), so the
+    model scores them as it was trained to without computing them twice.
     """
     if not text:
         return InjectionAssessment(0.0), [text]
     user = str(source).lower() not in EXTERNAL_SOURCES
-    clean = deobfuscate(text)
+    views = read_views(text)
+    clean, segments = views.clean, views.segments
     plain = _hits(text, user=user)
     # snake_case / camelCase identifiers of JSON and code are words a model reads as words
-    ident = identifier_view(text)
-    if ident is not None:
-        for name, w in _hits(ident, user=user).items():
+    if views.ident is not None:
+        for name, w in _hits(views.ident, user=user).items():
             plain[name] = max(plain.get(name, 0.0), w)
     weights = dict(plain)
-    hidden_views: list[str] = []
-    dehyphen = dehyphenated_view(clean)
-    if dehyphen is not None:
-        hidden_views.append(dehyphen)
-    if clean != text:
-        hidden_views.append(clean)
-    leet = leet_view(clean)
-    if leet is not None:
-        hidden_views.append(leet)
-    segments = list(dict.fromkeys(decoded_segments(text) + decoded_segments(clean)))
-    hidden_views += [deobfuscate(seg) for seg in segments]
-    comments = hidden_comments(clean)
     hidden = False
-    for view in hidden_views:
+    for view in views.hidden:
         for name, w in _hits(view, user=user).items():
             if name not in plain:
                 hidden = True
             weights[name] = max(weights.get(name, 0.0), w)
-    for view in comments:
+    for view in views.comments:
         if _hits(view, user=user):
             hidden = True
 
@@ -439,8 +424,7 @@ def rule_assessment(text: str, source: str) -> tuple[InjectionAssessment, list[s
     residual = 1.0
     for w in weights.values():
         residual *= 1.0 - w
-    views = [text, *([ident] if ident is not None else []), *hidden_views, *comments]
-    return InjectionAssessment(round(1.0 - residual, 4), tuple(sorted(weights))), views
+    return InjectionAssessment(round(1.0 - residual, 4), tuple(sorted(weights))), views.all()
 
 
 def threshold_for(source: str, *, user: float, external: float) -> float:
