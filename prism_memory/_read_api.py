@@ -38,14 +38,14 @@ from .errors import ValidationError
 from .records import MemoryRecord, Scope, utcnow
 from .retrieval.access import AccessLog
 from .retrieval.cache import RecallCache
-from .retrieval.construct import Scored, pack, score_candidates, select
+from .retrieval.construct import Scored, pack, prism_total, score_candidates, select
 from .retrieval.context import MemoryContext, RecallTrace
 from .retrieval.fusion import Candidate, fuse
 from .retrieval.intent import Intent, IntentRegistry, analyze_query
 from .retrieval.llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN
 from .retrieval.routes import plan_routes
-from .retrieval.scoring import combine, informativeness, updated_utility
+from .retrieval.scoring import informativeness, updated_utility
 from .stores.base import RouteQuery
 from .stores.filters import Condition, RecordFilter
 from .tokens import count_tokens
@@ -199,9 +199,7 @@ class ReadAPI(MemoryCore):
             # only the similarity is inflated by the speaker's name: task, utility, importance
             # and freshness keep their full weight
             x.parts.semantic *= factor
-            x.total = combine(x.parts, weights, cfg.intent_boost)
-            if cfg.confidence_factor > 0:
-                x.total *= x.record.confidence**cfg.confidence_factor
+            x.total = prism_total(x.parts, x.record, weights, cfg)
             x.trace.scores["informative"] = round(factor, 4)
             x.trace.scores["total"] = round(x.total, 4)
         scored.sort(key=lambda x: (-x.total, x.record.id))

@@ -54,6 +54,7 @@ from .text import NO_LIMIT, compress_text, content_terms
 __all__ = [
     "Scored",
     "pack",
+    "prism_total",
     "score_candidates",
     "select",
 ]
@@ -75,6 +76,18 @@ class Scored:
     trace: CandidateTrace
     routes: list[str] = field(default_factory=list)
     neighbour_of: str | None = None
+
+
+def prism_total(
+    parts: ScoreParts, record: MemoryRecord, weights: Mapping[str, float], config: RetrievalConfig
+) -> float:
+    """The PRISM score from its parts: the weighted objectives plus the intent boost, times
+    ``confidence ** confidence_factor`` (derived records, summaries and rule facts, are less
+    sure than the turns they come from)."""
+    total = combine(parts, weights, config.intent_boost)
+    if config.confidence_factor > 0:
+        total *= record.confidence**config.confidence_factor
+    return total
 
 
 def score_candidates(
@@ -119,9 +132,7 @@ def score_candidates(
             importance=record.importance,
             match=intent_match(record, intent),
         )
-        total = combine(parts, weights, config.intent_boost)
-        if config.confidence_factor > 0:  # derived records (summaries, rule facts) are less sure
-            total *= record.confidence**config.confidence_factor
+        total = prism_total(parts, record, weights, config)
         ct.scores = {**parts.as_dict(), "cosine": round(cos or 0.0, 4), "total": round(total, 4)}
         section = section_of(record, buffer_session)
         ct.section = section
