@@ -4,7 +4,9 @@ Design:
 - Features come from the views of a text the rules read (:func:`text_views`: as written,
   identifiers, de-hyphenated, de-obfuscated, leetspeak, decoded segments, comments): hashed
   word uni- and bigrams and character 3-5-grams, each block scaled to unit length, plus the
-  source. Buckets come from stable hashes (CRC32 for words, a fixed multiplicative hash of code
+  source. A block shorter than ``MIN_WORDS`` words / ``MIN_CHAR_GRAMS`` n-grams is scaled as if
+  it were that long: "Agreed!" holds the evidence of one word, not of a whole sentence, and
+  must not be amplified to one. Buckets come from stable hashes (CRC32 for words, a fixed multiplicative hash of code
   points for character n-grams), never Python's salted ``hash()``, so a text scores the same in
   every process.
 - The model is linear (L2-regularised, class-balanced logistic regression, trained by
@@ -43,12 +45,14 @@ __all__ = [
 
 DIM_BITS = 18
 DIM = 1 << DIM_BITS
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: short texts are damped (MIN_WORDS, MIN_CHAR_GRAMS)
 
 _WORD = re.compile(r"\w+")
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 _SHIFT = np.uint64(64 - DIM_BITS)
 _CHAR_NS = (3, 4, 5)
+MIN_WORDS = 12  # a shorter text weighs its words as if it had this many
+MIN_CHAR_GRAMS = 100  # and its character n-grams as if it had this many
 _MASK = DIM - 1
 
 FloatArray = npt.NDArray[np.float64]
@@ -102,8 +106,8 @@ def featurize(views: Sequence[str], source: str) -> tuple[IndexArray, FloatArray
     idx = np.concatenate([word_idx, chars, name_idx])
     val = np.concatenate(
         [
-            np.full(len(word_idx), 1.0 / math.sqrt(max(len(word_idx), 1))),
-            np.full(len(chars), 1.0 / math.sqrt(max(len(chars), 1))),
+            np.full(len(word_idx), 1.0 / math.sqrt(max(len(word_idx), MIN_WORDS))),
+            np.full(len(chars), 1.0 / math.sqrt(max(len(chars), MIN_CHAR_GRAMS))),
             np.ones(len(name_idx)),
         ]
     )
@@ -134,6 +138,19 @@ class ScreenModel:
     def threshold(self, external: bool) -> float:
         """The probability at which the model quarantines content of that source group."""
         return self.threshold_external if external else self.threshold_user
+
+    def fires(self, views: Sequence[str], source: str, external: bool) -> tuple[bool, float]:
+        """Whether the model quarantines a text (its ``views``) from ``source``, and P(attack).
+
+        External content (tool, web, assistant) is also read as if the user had written it and
+        fires at the user threshold: the model is never more lenient with a web page than with
+        the user's own words. The probability returned is the one that decided.
+        """
+        p = self.probability(*featurize(views, source))
+        if p >= self.threshold(external) or not external:
+            return p >= self.threshold(external), p
+        p_user = self.probability(*featurize(views, "user"))
+        return (True, p_user) if p_user >= self.threshold_user else (False, p)
 
 
 def save_model(

@@ -39,6 +39,10 @@ Design:
   only add a quarantine: :func:`screen` quarantines when the rule score passes the threshold
   *or* the model fires; the rule ``score`` itself is unchanged. Adopted by the pre-registered
   rule in ``train_screen`` (honest folds: +7.9 / +8.9 attack points, +0.0 benign points).
+- Fifth revision (the model only; the rules are unchanged): retrained on nine corpora from nine
+  authors; external content is also read as the user's own words, so the model is never more
+  lenient with a tool than with the user; a short text is not amplified into a sentence's worth
+  of evidence (``_model.MIN_WORDS``). History and figures: ``docs/screen-model.md``.
 - Fourth revision (blind corpus 3 studied; rule families in ``_rules``): the fourth-revision
   triggers (``event_trigger``, ``activity_trigger``) read the same fact as the older trigger
   families and count only where those found nothing; a planted standing memory or a claimed
@@ -362,9 +366,8 @@ def _assess(text: str, source: str) -> tuple[InjectionAssessment, float]:
     if not text:
         return InjectionAssessment(0.0), 0.0
     rules, views = rule_assessment(text, source)
-    model = screen_model()
-    p = model.probability(*_model.featurize(views, source))
-    if p < model.threshold(str(source).lower() in EXTERNAL_SOURCES):
+    fired, p = screen_model().fires(views, source, str(source).lower() in EXTERNAL_SOURCES)
+    if not fired:
         return rules, p
     return InjectionAssessment(rules.score, (*rules.signals, "model")), p
 

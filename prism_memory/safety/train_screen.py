@@ -1,97 +1,64 @@
-"""Train the poisoning screen's linear model and decide, by a pre-registered rule, whether it ships.
+"""Train the poisoning screen's linear model and decide, by a pre-registered rule, what ships.
 
 Design:
-- Commands (from the repository root; deterministic; a few minutes on two cores)::
+- Command (from the repository root; deterministic; a few minutes on two cores)::
 
-      mkdir -p /tmp/r1 /tmp/r2 && for f in _normalize _rules poisoning; do \
-        git show 366ddf5^:prism_memory/safety/$f.py > /tmp/r1/$f.py; \
-        git show 8d7cd2e:prism_memory/safety/$f.py > /tmp/r2/$f.py; done
+      mkdir -p /tmp/r3 /tmp/r4 && for f in _normalize _rules poisoning _model; do \
+        git show 4e8dc19:prism_memory/safety/$f.py > /tmp/r3/$f.py 2>/dev/null; \
+        git show c70679e:prism_memory/safety/$f.py > /tmp/r4/$f.py; done
       .venv/bin/python -m prism_memory.safety.train_screen \
-        --rules blind=/tmp/r1 --rules blind2=/tmp/r2 \
+        --rules blind3=/tmp/r3 --rules blind4=/tmp/r4 \
         --out prism_memory/safety/data/screen_model.npz
 
-- Data: the six dev corpora in ``tests/fixtures`` (``poisoning_corpora.json``):
-  ``corpus``, ``holdout``, ``blind`` (blind corpus 1), ``dev2``, ``blind2`` and, since the
-  fourth revision, ``blind3`` (blind corpus 3, now a training corpus). Blind corpus 4 is never
-  read here: it is the lead's one honest test of whatever this script decides.
+- Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
+  each one and what it was used for). Blind corpus 5 is never read here: it is the one honest
+  test of whatever this script decides.
+- Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
+  also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
+  and a tool does not turn it into orders. Preferences and standing rules are not copied: from
+  a tool or a web page they are orders. Augmented rows stay in their corpus's folds.
 - The model: ``_model.featurize`` features, L2-regularised logistic regression with class-
   balanced sample weights, fitted by full-batch L-BFGS from zero for a fixed number of
   iterations in float64 with order-fixed sums, so a run reproduces its weights bit for bit.
-- Honest folds. The current rules were revised on all six files, so a fold scored with them
-  cannot show what the model adds. Each honest fold therefore replays the rules of a commit
-  that had not seen its corpus: ``blind`` with the rules of ``366ddf5^`` (before the second
-  revision), ``blind2`` with the rules of ``8d7cd2e`` (second revision + whole-word secret
-  words). The model of a fold is trained on the other corpora (four when the rule below was
-  registered, five since blind3 joined).
+- Thresholds per source group (user; external = tool / web / assistant / derived): the
+  lowest grid value whose benign rate is <= 1% among out-of-fold probabilities of the
+  training rows (inner leave-one-corpus-out), then raised by the *LoCoMo guard*: no LoCoMo dev
+  chat turn may be quarantined, as ``user`` or as ``tool``. LoCoMo is never trained on.
+- Honest folds: a fold scored with rules revised on its corpus cannot show what the model
+  adds, so each replays the rules of a commit that had not seen its corpus
+  (:data:`HONEST_FOLDS`), with their own model off.
+- Every decision rule and result is kept in ``docs/screen-model.md``; the current rule:
 
-Pre-registered decision (written before the cross-validation below was run):
+Pre-registered decision of the fifth revision (written before its run; during development
+the folds were also run with part of the new data, so they guided the choice of corpora and are
+estimates, not blind measures: the blind measure is corpus 5):
 
-1. Honest folds = {blind1 with 366ddf5^ rules, blind2 with 8d7cd2e rules}. For each, the model
-   is trained on the other four corpora (l2 1e-5, 150 L-BFGS iterations, as before).
-2. Model thresholds per source group (user; external = tool/web/assistant/derived) are chosen
-   on the fold's training corpora only: out-of-fold probabilities from an inner
-   leave-one-corpus-out over those four corpora (a model scoring its own training rows is
-   over-confident), then per group the lowest threshold on the grid 0.50, 0.51, ..., 0.99,
-   0.995, 0.999 whose benign rate (model alone, that group's benign training rows) is <= 1%;
-   if none is, the model never fires for that group. The held-out corpus plays no part.
-3. Combination: quarantine if the rules pass their threshold (user 0.8, external 0.5) OR the
-   model passes its own; the model can never lower a rule quarantine.
-4. ADOPT iff on BOTH honest folds the combined attack rate exceeds the rules-alone attack rate
-   by >= 5 points AND the combined benign rate exceeds the rules-alone benign rate by <= 2
-   points. The table is reported either way.
-5. If adopted, the final model is trained on all the corpora with thresholds chosen by the
-   same procedure (inner leave-one-corpus-out over them). Mandatory check: the combined
-   screen with the final model quarantines 0 LoCoMo dev chat turns as source ``user`` and as
-   ``tool``; if not, that source group's threshold is raised to the next grid value above the
-   highest model probability among the turns the rules let through (and this is reported).
-
-Result (the rule above was not changed after the run; first run, five corpora):
-
-- Thresholds chosen on the training corpora: (user 0.5, external 0.99) for both folds.
-
-  ==================  ========  ==============  ==============  ==============
-  fold (rules)                  rules alone     model alone     combined
-  ==================  ========  ==============  ==============  ==============
-  blind (366ddf5^)    attacks   174/241 72.2%   117/241 48.5%   193/241 80.1%
-                      benign    17/244   7.0%     1/244  0.4%    17/244  7.0%
-  blind2 (8d7cd2e)    attacks   210/326 64.4%   107/326 32.8%   239/326 73.3%
-                      benign    16/314   5.1%     1/314  0.3%    16/314  5.1%
-  ==================  ========  ==============  ==============  ==============
-
-  Gains +7.9 / +8.9 attack points at +0.0 / +0.0 benign points: ADOPTED. The final model then
-  needed its thresholds raised for LoCoMo to (0.92, 0.995).
-
-Result of the fourth revision (same rule, same commands; blind3 is now a training corpus, so
-``CORPORA`` has six names and every fold model is trained on five; the views changed with the
-fourth revision of ``_normalize``):
-
-- Thresholds chosen on the training corpora: (0.5, 0.96) for blind, (0.5, 0.97) for blind2.
-
-  ==================  ========  ==============  ==============  ==============
-  fold (rules)                  rules alone     model alone     combined
-  ==================  ========  ==============  ==============  ==============
-  blind (366ddf5^)    attacks   174/241 72.2%   172/241 71.4%   205/241 85.1%
-                      benign    17/244   7.0%     3/244  1.2%    18/244  7.4%
-  blind2 (8d7cd2e)    attacks   210/326 64.4%   187/326 57.4%   265/326 81.3%
-                      benign    16/314   5.1%     0/314  0.0%    16/314  5.1%
-  ==================  ========  ==============  ==============  ==============
-
-  Gains +12.9 / +16.9 attack points at +0.4 / +0.0 benign points: ADOPTED.
-- Final model (all six corpora): thresholds (0.5, 0.96) from the inner folds; the combined
-  screen then quarantined 11 LoCoMo dev turns as ``user`` and 13 as ``tool`` (the rules: 0), so
-  they were raised to (0.89, 0.999), after which it quarantines none. At those thresholds the
-  fold models add 7/241 (+2.9) and 11/326 (+3.4) attack points, 0 benign: the external
-  threshold sits at the top of the grid and the model is a weak second opinion for tool / web
-  text. 149,268 non-zero weights, 0.71 MB compressed; 0.17 ms per text for the model.
-- With the fourth-revision rules the shipped screen quarantines 314/314 attacks and 0/304
-  benign texts of blind3 (rules alone 307/314), but both rules and model have now seen that
-  corpus: it is dev data. The honest measure is blind corpus 4.
+1. Contenders: ``fourth`` = the recipe that ships now (six corpora, no augmentation) and
+   ``fifth`` = all the training corpora (adds blind corpus 4 and the training corpora 5a-5d,
+   written for training by four authors who never saw the rules) with chat augmentation. Same
+   features (since this revision a text shorter than ``_model.MIN_WORDS`` words is damped, a
+   change made during development after "alpha memory" scored 0.75), regularisation,
+   iterations and threshold rule.
+2. Honest folds: ``blind3`` with the rules of ``4e8dc19`` (third revision, which blind corpus
+   3 measured) and ``blind4`` with the rules of ``c70679e`` (fourth revision, model off). A
+   fold's model is trained on the recipe's corpora other than the held-out one; its
+   thresholds are chosen on those corpora only and then raised by the LoCoMo guard with the
+   fold's model, so a fold is judged at the operating point that would ship.
+3. Combination: quarantine if the rules pass their threshold OR the model fires. New in this
+   revision (found during development, used by both contenders): the model reads external
+   content also as the user's own words and fires at the user threshold, so it is never more
+   lenient with a tool or a web page than with the user (``_model.ScreenModel.fires``).
+4. Ship ``fifth`` iff on BOTH folds its combined attack rate is >= ``fourth``'s + 2 points and
+   its combined benign rate <= ``fourth``'s + 1 point. Otherwise the shipped model is kept.
+5. If ``fifth`` ships, the final model is trained on all its corpora with thresholds chosen
+   the same way (inner folds over all of them, then the LoCoMo guard).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import math
 import os
@@ -100,6 +67,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -111,16 +79,19 @@ from . import _model
 from .poisoning import EXTERNAL_SOURCES, rule_assessment, threshold_for
 
 __all__ = [
+    "RECIPES",
     "Dataset",
     "FoldResult",
+    "Recipe",
+    "augment_chat",
     "choose_thresholds",
-    "decide",
     "evaluate_fold",
     "fit",
     "load_dataset",
     "locomo_turns",
     "main",
     "predict",
+    "prefer",
 ]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
@@ -140,14 +111,39 @@ def _locomo_dir() -> Path:
 
 
 LOCOMO = _locomo_dir()
-CORPORA = ("corpus", "holdout", "blind", "dev2", "blind2", "blind3")
-HONEST_FOLDS = {"blind": "366ddf5^", "blind2": "8d7cd2e"}
+CORPORA = (
+    "corpus",
+    "holdout",
+    "blind",
+    "dev2",
+    "blind2",
+    "blind3",
+    "blind4",
+    "train5a",
+    "train5b",
+    "train5c",
+    "train5d",
+)
+HONEST_FOLDS = {"blind3": "4e8dc19", "blind4": "c70679e"}
+CHAT_FAMILIES = frozenset({"chat", "user_fact", "benign_fact", "non_english"})
 L2 = 1e-5
 ITERATIONS = 150
 GRID = (*(round(0.5 + 0.01 * i, 2) for i in range(50)), 0.995, 0.999)
 MAX_TRAIN_BENIGN = 0.01
-MIN_ATTACK_GAIN = 5.0  # points
-MAX_BENIGN_COST = 2.0  # points
+MIN_ATTACK_GAIN = 2.0  # points over the recipe that ships now
+MAX_BENIGN_COST = 1.0  # points over the recipe that ships now
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Which corpora a model is trained on, and whether chat turns are also read as tool text."""
+
+    name: str
+    corpora: tuple[str, ...]
+    augment: bool
+
+
+RECIPES = (Recipe("fourth", CORPORA[:6], False), Recipe("fifth", CORPORA, True))
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -159,6 +155,7 @@ def is_external(source: str) -> bool:
     return str(source).lower() in EXTERNAL_SOURCES
 
 
+@cache
 def rules_quarantine(text: str, source: str) -> bool:
     """The current rules' verdict alone, at the default thresholds."""
     score = rule_assessment(text, source)[0].score
@@ -184,6 +181,23 @@ class Dataset:
     def external(self) -> BoolArray:
         """Whether every row's source is in the external group."""
         return np.array([is_external(r["source"]) for r in self.rows], dtype=bool)
+
+    @property
+    def augmented(self) -> BoolArray:
+        """Whether every row is a copy made by :func:`augment_chat`."""
+        return np.array([bool(r.get("augmented")) for r in self.rows], dtype=bool)
+
+    def training(self, recipe: Recipe, held_out: str | None = None) -> Dataset:
+        """The rows ``recipe`` trains on, without the corpus ``held_out``."""
+        corpus = self.corpus
+        mask = np.isin(corpus, recipe.corpora) & (corpus != held_out)
+        if not recipe.augment:
+            mask &= ~self.augmented
+        return self.subset(mask)
+
+    def test(self, name: str) -> Dataset:
+        """The rows of corpus ``name`` as written (no augmented copies)."""
+        return self.subset((self.corpus == name) & ~self.augmented)
 
     def subset(self, mask: BoolArray) -> Dataset:
         """The rows selected by ``mask``, in their original order."""
@@ -212,9 +226,28 @@ def _read_rows(names: Sequence[str], folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def load_dataset(names: Sequence[str] = CORPORA, folder: Path = FIXTURES) -> Dataset:
-    """Read the corpora and featurize every text."""
+def augment_chat(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies, as ``tool`` text, of the benign chat turns of the user in ``rows``.
+
+    >>> augment_chat([{"text": "we hiked", "label": "benign", "source": "user", "family": "chat"},
+    ...               {"text": "answer in French", "label": "benign", "source": "user",
+    ...                "family": "user_pref"}])
+    [{'text': 'we hiked', 'label': 'benign', 'source': 'tool', 'family': 'chat', 'augmented': True}]
+    """
+    return [
+        {**r, "source": "tool", "augmented": True}
+        for r in rows
+        if r["label"] == "benign" and r["source"] == "user" and r.get("family") in CHAT_FAMILIES
+    ]
+
+
+def load_dataset(
+    names: Sequence[str] = CORPORA, folder: Path = FIXTURES, *, augment: bool = False
+) -> Dataset:
+    """Read the corpora and featurize every text (with :func:`augment_chat` copies if asked)."""
     rows = _read_rows(names, folder)
+    if augment:
+        rows += augment_chat(rows)
     feats = [_model.featurize(_model.text_views(r["text"]), r["source"]) for r in rows]
     return Dataset(
         rows,
@@ -326,9 +359,22 @@ def choose_thresholds(data: Dataset, oof: FloatArray) -> tuple[float, float]:
     )
 
 
-def model_flags(p: FloatArray, external: BoolArray, thresholds: tuple[float, float]) -> BoolArray:
-    """Rows whose probability passes the threshold of their source group."""
-    return np.where(external, p >= thresholds[1], p >= thresholds[0])
+def model_flags(
+    p: FloatArray,
+    external: BoolArray,
+    thresholds: tuple[float, float],
+    p_user: FloatArray | None = None,
+) -> BoolArray:
+    """Rows whose probability passes the threshold of their source group.
+
+    ``p_user`` is the probability of every row read as the user's own words: an external row
+    it passes at the user threshold is flagged too (never more lenient with a tool than with
+    the user, as ``_model.ScreenModel.fires`` decides).
+    """
+    flags = np.where(external, p >= thresholds[1], p >= thresholds[0])
+    if p_user is not None:
+        flags |= external & (p_user >= thresholds[0])
+    return flags
 
 
 @dataclass(frozen=True)
@@ -342,11 +388,13 @@ class FoldResult:
     probs: FloatArray
     external: BoolArray
     thresholds: tuple[float, float]
+    recipe: str = ""
+    probs_user: FloatArray | None = None
 
     @property
     def model(self) -> BoolArray:
         """Quarantined by the model at the fold's thresholds."""
-        return model_flags(self.probs, self.external, self.thresholds)
+        return model_flags(self.probs, self.external, self.thresholds, self.probs_user)
 
     @property
     def combined(self) -> BoolArray:
@@ -371,24 +419,57 @@ class FoldResult:
         )
 
 
-def evaluate_fold(
-    data: Dataset, held_out: str, verdict: RuleVerdict, rules_commit: str, *, l2: float = L2
-) -> FoldResult:
-    """Train on the other corpora, pick thresholds on them only, score ``held_out``."""
-    test = data.corpus == held_out
-    train, held = data.subset(~test), data.subset(test)
+def train_model(train: Dataset, turns: Sequence[str], *, l2: float = L2) -> _model.ScreenModel:
+    """Fit on ``train``; thresholds from its inner folds, raised by the LoCoMo guard."""
     thresholds = choose_thresholds(train, inner_out_of_fold(train, l2=l2))
     w, b = fit(train, l2=l2)
-    p = predict(held, w, b)
+    model = _model.ScreenModel(w.astype(np.float32), b, *thresholds)
+    raised = locomo_check(model, turns)[1]
+    return replace(model, threshold_user=raised[0], threshold_external=raised[1])
+
+
+def evaluate_fold(
+    data: Dataset,
+    held_out: str,
+    verdict: RuleVerdict,
+    rules_commit: str,
+    recipe: Recipe,
+    turns: Sequence[str],
+    *,
+    l2: float = L2,
+) -> FoldResult:
+    """Train ``recipe`` without ``held_out`` (thresholds on its corpora, then the LoCoMo guard)
+    and score ``held_out`` with it and with the rules of ``rules_commit``."""
+    model = train_model(data.training(recipe, held_out), turns, l2=l2)
+    held = data.test(held_out)
+    p = predict(held, model.weights.astype(np.float64), model.bias)
+    p_user = np.array([model.probability(*_features(r["text"], "user")) for r in held.rows])
     rules = np.array([verdict(r["text"], r["source"]) for r in held.rows], dtype=bool)
-    return FoldResult(held_out, rules_commit, held.labels, rules, p, held.external, thresholds)
-
-
-def decide(folds: Sequence[FoldResult]) -> bool:
-    """The pre-registered rule: every honest fold gains >= 5 attack and <= 2 benign points."""
-    return bool(folds) and all(
-        a >= MIN_ATTACK_GAIN and c <= MAX_BENIGN_COST for a, c in (f.gains() for f in folds)
+    thresholds = (model.threshold_user, model.threshold_external)
+    return FoldResult(
+        held_out,
+        rules_commit,
+        held.labels,
+        rules,
+        p,
+        held.external,
+        thresholds,
+        recipe.name,
+        p_user,
     )
+
+
+def prefer(shipped: Sequence[FoldResult], contender: Sequence[FoldResult]) -> bool:
+    """The pre-registered rule: on every fold the contender's combined screen catches >= 2
+    points more attacks than the shipped recipe's and quarantines <= 1 point more benign."""
+    if not shipped or len(shipped) != len(contender):
+        return False
+    for old, new in zip(shipped, contender):
+        attack_gain = new.rate(new.combined, True)[2] - old.rate(old.combined, True)[2]
+        benign_cost = new.rate(new.combined, False)[2] - old.rate(old.combined, False)[2]
+        if attack_gain < MIN_ATTACK_GAIN or benign_cost > MAX_BENIGN_COST:
+            return False
+    return True
 
 
 def cv_table(folds: Sequence[FoldResult]) -> str:
@@ -401,7 +482,11 @@ def cv_table(folds: Sequence[FoldResult]) -> str:
             for flags in (f.rules, f.model, f.combined):
                 k, n, pct = f.rate(flags, attacks)
                 cells += f"{f'{k}/{n} {pct:5.1f}%':>18}"
-            name = f"{f.name} ({f.rules_commit})" if attacks else f"  thresholds {f.thresholds}"
+            name = (
+                f"{f.recipe} {f.name} ({f.rules_commit})"
+                if attacks
+                else f"  thresholds {f.thresholds}"
+            )
             lines.append(f"{name:<30}{'attacks' if attacks else 'benign':<8}{cells}")
     return "\n".join(lines)
 
@@ -423,8 +508,10 @@ def load_rules(folder: Path) -> ModuleType:
 def rule_verdict(rules: ModuleType) -> RuleVerdict:
     """The quarantine verdict of a loaded rules module at its default thresholds."""
 
+    kwargs = {"model": False} if "model" in inspect.signature(rules.screen).parameters else {}
+
     def verdict(text: str, source: str) -> bool:
-        return bool(rules.screen(text, source).quarantined)
+        return bool(rules.screen(text, source, **kwargs).quarantined)
 
     return verdict
 
@@ -444,6 +531,12 @@ def locomo_turns(folder: Path) -> Iterator[str]:
                 yield text
 
 
+@cache
+def _features(text: str, source: str) -> tuple[npt.NDArray[np.int64], FloatArray]:
+    """The model's features of one text (cached: the LoCoMo guard scores every turn per fold)."""
+    return _model.featurize(_model.text_views(text), source)
+
+
 def locomo_check(
     model: _model.ScreenModel, turns: Sequence[str]
 ) -> tuple[dict[str, int], tuple[float, float]]:
@@ -453,11 +546,12 @@ def locomo_check(
     for source in ("user", "tool"):
         external = is_external(source)
         rules = np.array([rules_quarantine(t, source) for t in turns], dtype=bool)
-        p = np.array(
-            [model.probability(*_model.featurize(_model.text_views(t), source)) for t in turns]
-        )
+        p = np.array([model.probability(*_features(t, source)) for t in turns])
+        fired = p >= model.threshold(external)
+        if external:  # read as the user's words too (at the user threshold raised so far)
+            fired |= np.array([model.probability(*_features(t, "user")) >= t_user for t in turns])
         counts[f"{source}: rules"] = int(rules.sum())
-        counts[f"{source}: combined"] = int((rules | (p >= model.threshold(external))).sum())
+        counts[f"{source}: combined"] = int((rules | fired).sum())
         highest = float(p[~rules].max()) if (~rules).any() else 0.0
         if highest >= model.threshold(external):
             raised = next((g for g in GRID if g > highest), math.inf)
@@ -490,7 +584,7 @@ def _rule_dirs(specs: Sequence[str]) -> dict[str, Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the honest folds, apply the pre-registered rule; if adopted, train and check."""
+    """Run the honest folds for both recipes, apply the pre-registered rule, train what ships."""
     ap = argparse.ArgumentParser(description="Cross-validate / train the screen model.")
     ap.add_argument("--rules", action="append", default=[], help="NAME=DIR of old rules")
     ap.add_argument("--out", type=Path, help="write the final model here (only if adopted)")
@@ -505,38 +599,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     dirs = _rule_dirs(args.rules)
-    data = load_dataset()
-    folds = []
-    for name, commit in HONEST_FOLDS.items():
-        folds.append(evaluate_fold(data, name, rule_verdict(load_rules(dirs[name])), commit))
-    print(cv_table(folds))
-    adopted = decide(folds)
-    for f in folds:
-        a, c = f.gains()
-        print(f"{f.name}: attacks {a:+.1f} points, benign {c:+.1f} points")
-    print(f"decision: {'ADOPT' if adopted else 'NOT ADOPTED'}")
+    data = load_dataset(augment=True)
+    turns = list(locomo_turns(args.locomo))
+    modules = {n: load_rules(dirs[n]) for n in HONEST_FOLDS}
+    folds: dict[str, list[FoldResult]] = {}
+    for recipe in RECIPES:
+        folds[recipe.name] = [
+            evaluate_fold(
+                data,
+                name,
+                rule_verdict(modules[name]),
+                commit,
+                recipe,
+                turns,
+            )
+            for name, commit in HONEST_FOLDS.items()
+        ]
+        print(cv_table(folds[recipe.name]), flush=True)
+    shipped, contender = RECIPES
+    adopted = prefer(folds[shipped.name], folds[contender.name])
+    print(f"decision: {'SHIP ' + contender.name if adopted else 'KEEP ' + shipped.name}")
     if not adopted:
         return 0
-    thresholds = choose_thresholds(data, inner_out_of_fold(data))
-    w, b = fit(data)
-    model = _model.ScreenModel(w.astype(np.float32), b, *thresholds)
-    print(f"final thresholds (user, external) from the six corpora: {thresholds}")
-    turns = list(locomo_turns(args.locomo))
-    counts, raised = locomo_check(model, turns)
+    model = train_model(data.training(contender), turns)
+    counts, _ = locomo_check(model, turns)
+    print(f"final thresholds (user, external): {model.threshold_user}, {model.threshold_external}")
     print(f"LoCoMo dev: {len(turns)} turns; quarantined {counts}")
-    if raised != thresholds:
-        print(f"thresholds raised to {raised} so that no LoCoMo turn is quarantined")
-        model = _model.ScreenModel(model.weights, b, *raised)
-        counts, _ = locomo_check(model, turns)
-        print(f"LoCoMo dev after raising: {counts}")
-        print("honest folds at the raised thresholds (fold models; not part of the decision):")
-        print(cv_table([f.at(raised) for f in folds]))
     print(f"model time per text: {1e3 * time_per_text(data.rows, model):.3f} ms")
     if args.out is not None:
         kept = _model.save_model(
             args.out,
-            w,
-            b,
+            model.weights.astype(np.float64),
+            model.bias,
             threshold_user=model.threshold_user,
             threshold_external=model.threshold_external,
         )
