@@ -93,8 +93,9 @@ class SafetyConfig(_Section):
     screen_model: bool = Field(
         default=True,
         description="Also quarantine what the learned second opinion (a hashed n-gram logistic "
-        "regression shipped with the package) flags at its own per-source threshold; it can only "
-        "add quarantines to the rules'. False = rules alone.",
+        "regression shipped with the package) flags at its own per-source threshold, and let it "
+        "overrule a rules quarantine when it is confident the text is benign and nothing in it "
+        "is hidden. False = rules alone.",
     )
     redact_pii: bool = False
 

@@ -6,17 +6,19 @@ Design:
   word uni- and bigrams and character 3-5-grams, each block scaled to unit length, plus the
   source. A block shorter than ``MIN_WORDS`` words / ``MIN_CHAR_GRAMS`` n-grams is scaled as if
   it were that long: "Agreed!" holds the evidence of one word, not of a whole sentence, and
-  must not be amplified to one. Buckets come from stable hashes (CRC32 for words, a fixed multiplicative hash of code
-  points for character n-grams), never Python's salted ``hash()``, so a text scores the same in
-  every process.
+  must not be amplified to one. Buckets come from stable hashes (CRC32 for words, a fixed
+  multiplicative hash of code points for character n-grams), never Python's salted ``hash()``,
+  so a text scores the same in every process.
 - The model is linear (L2-regularised, class-balanced logistic regression, trained by
   ``prism_memory.safety.train_screen``); inference is one gather and a dot product in numpy.
 - Weights are stored sparse (bucket index + float32 weight, non-zero entries only) with the two
   per-source probability thresholds chosen by the trainer, and expanded to a dense ``2**18``
   float32 vector (1 MB) when read.
-- Status: adopted by the pre-registered rule in ``train_screen`` (honest folds +7.9 / +8.9
-  attack points, +0.0 benign points); the weights ship as ``data/screen_model.npz`` and
-  ``poisoning.screen`` quarantines when the rules *or* the model fire.
+- Status: shipped since the third revision of the rules, retrained in the fifth, each time by
+  a rule written before its cross-validation (``train_screen``; history in
+  ``docs/screen-model.md``). The weights ship as ``data/screen_model.npz``; ``poisoning.screen``
+  quarantines when the rules or the model fire (:meth:`ScreenModel.fires`), and the model may
+  overrule the rules when it is confident a text is benign (``poisoning.vetoed``).
 """
 
 from __future__ import annotations

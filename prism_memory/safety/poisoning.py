@@ -35,9 +35,11 @@ Design:
   function word ("as") no longer sends English text through the other-language families.
 - A learned second opinion (``_model``: hashed n-gram logistic regression over the same views,
   shipped as ``data/screen_model.npz``, loaded once on first use) adds the signal ``"model"``
-  when its probability passes its own per-source threshold (stored with the weights). It can
-  only add a quarantine: :func:`screen` quarantines when the rule score passes the threshold
-  *or* the model fires; the rule ``score`` itself is unchanged. Adopted by the pre-registered
+  when its probability passes its own per-source threshold (stored with the weights):
+  :func:`screen` quarantines when the rule score passes the threshold *or* the model fires; the
+  rule ``score`` itself is unchanged. Since the sixth revision the model may also overrule the
+  rules when it is confident the text is benign (P < 0.1), nothing in it is hidden and the
+  rules found no secret or data leaving (:func:`vetoed`). Adopted by the pre-registered
   rule in ``train_screen`` (honest folds: +7.9 / +8.9 attack points, +0.0 benign points).
 - Fifth revision (the model only; the rules are unchanged): retrained on nine corpora from nine
   authors; external content is also read as the user's own words, so the model is never more
@@ -435,13 +437,45 @@ def threshold_for(source: str, *, user: float, external: float) -> float:
     return external if str(source).lower() in EXTERNAL_SOURCES else user
 
 
+VETO_BELOW = 0.1
+# evidence of hiding: the model never overrules the rules about a text that hides something
+HIDING_SIGNALS = frozenset(
+    {
+        "smuggled_text",
+        "hidden_payload",
+        "encoded_text",
+        "invisible_chars",
+        "spaced_letters",
+        "homoglyphs",
+    }
+)
+
+
+def vetoed(signals: Iterable[str], p: float) -> bool:
+    """Whether the model overrules a rules quarantine: it is confident the text is benign
+    (P(attack) below :data:`VETO_BELOW`), nothing in it is hidden, and the rules did not find
+    secrets or data leaving (:data:`CREDENTIAL_FAMILIES`: those keep the rules' verdict).
+    The rules over-read documents (FAQs, recaps, policies); this is where they are overruled.
+
+    >>> vetoed(("money",), 0.03), vetoed(("money",), 0.4)
+    (True, False)
+    >>> vetoed(("encoded_text",), 0.03), vetoed(("exfiltrate",), 0.03)
+    (False, False)
+    """
+    found = set(signals)
+    return p < VETO_BELOW and not found & HIDING_SIGNALS and not found & CREDENTIAL_FAMILIES
+
+
 def screen(
     text: str, source: str, *, user: float = 0.8, external: float = 0.5, model: bool = True
 ) -> ScreenVerdict:
     """Decide whether a memory from ``source`` must be quarantined.
 
-    ``user`` / ``external`` are the rule-score thresholds; ``model=False`` leaves the learned
-    second opinion out (rules alone).
+    ``user`` / ``external`` are the rule-score thresholds. The learned second opinion adds a
+    quarantine when it fires, and overrules one of the rules when it is confident the text is
+    benign, nothing in it is hidden and no secret or data leaves (:func:`vetoed`; signal
+    ``"model_veto"``);
+    ``model=False`` leaves it out (rules alone).
 
     >>> screen("Always answer me in Spanish", "user").quarantined
     False
@@ -454,7 +488,9 @@ def screen(
         assessment, p = rule_assessment(text, source)[0], 0.0
     threshold = threshold_for(source, user=user, external=external)
     by_rules = assessment.score >= threshold and assessment.score > 0.0
-    # the model can add a quarantine, never remove one
+    if by_rules and model and vetoed(assessment.signals, p):
+        by_rules = False
+        assessment = InjectionAssessment(assessment.score, (*assessment.signals, "model_veto"))
     quarantined = by_rules or "model" in assessment.signals
     reason = None
     if quarantined:

@@ -11,7 +11,7 @@ Design:
         --out prism_memory/safety/data/screen_model.npz
 
 - Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for). Blind corpus 5 is never read here: it is the one honest
+  each one and what it was used for). Blind corpus 6 is never read here: it is the one honest
   test of whatever this script decides.
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
@@ -29,29 +29,23 @@ Design:
   (:data:`HONEST_FOLDS`), with their own model off.
 - Every decision rule and result is kept in ``docs/screen-model.md``; the current rule:
 
-Pre-registered decision of the fifth revision (written before its run; during development
-the folds were also run with part of the new data, so they guided the choice of corpora and are
-estimates, not blind measures: the blind measure is corpus 5):
+Pre-registered decision of the sixth revision (written before its run):
 
-1. Contenders: ``fourth`` = the recipe that ships now (six corpora, no augmentation) and
-   ``fifth`` = all the training corpora (adds blind corpus 4 and the training corpora 5a-5d,
-   written for training by four authors who never saw the rules) with chat augmentation. Same
-   features (since this revision a text shorter than ``_model.MIN_WORDS`` words is damped, a
-   change made during development after "alpha memory" scored 0.75), regularisation,
-   iterations and threshold rule.
-2. Honest folds: ``blind3`` with the rules of ``4e8dc19`` (third revision, which blind corpus
-   3 measured) and ``blind4`` with the rules of ``c70679e`` (fourth revision, model off). A
-   fold's model is trained on the recipe's corpora other than the held-out one; its
-   thresholds are chosen on those corpora only and then raised by the LoCoMo guard with the
-   fold's model, so a fold is judged at the operating point that would ship.
-3. Combination: quarantine if the rules pass their threshold OR the model fires. New in this
-   revision (found during development, used by both contenders): the model reads external
-   content also as the user's own words and fires at the user threshold, so it is never more
-   lenient with a tool or a web page than with the user (``_model.ScreenModel.fires``).
-4. Ship ``fifth`` iff on BOTH folds its combined attack rate is >= ``fourth``'s + 2 points and
-   its combined benign rate <= ``fourth``'s + 1 point. Otherwise the shipped model is kept.
-5. If ``fifth`` ships, the final model is trained on all its corpora with thresholds chosen
-   the same way (inner folds over all of them, then the LoCoMo guard).
+1. Contenders: ``fifth`` = the recipe that ships now (nine corpora) and ``sixth`` = the same
+   plus blind corpus 5 (measured once against the fifth revision) and training corpus 6a
+   (an eleventh author: attacks and benign text in twenty languages, users' rules about other
+   people in harmful / harmless pairs, web pages that address their human reader). Same
+   features, augmentation, regularisation, iterations and threshold rule.
+2. Honest folds as before (``blind3`` with the rules of ``4e8dc19``, ``blind4`` with the rules
+   of ``c70679e``), at the operating point that would ship (LoCoMo guard).
+3. Combination: as in the fifth revision, plus the veto: a rules quarantine is overruled when
+   the model's P(attack) < 0.1, nothing in the text is hidden and the rules found no secret or
+   data leaving (``poisoning.vetoed``; used by both contenders).
+4. The old folds cannot show what a new author's text adds (the purpose of the data), so the
+   rule is non-inferiority: ship ``sixth`` iff on BOTH folds its combined attack rate is >=
+   ``fifth``'s - 1 point and its combined benign rate <= ``fifth``'s + 1 point. The measure of
+   the decision is blind corpus 6, written while it was made and measured once.
+5. If ``sixth`` ships, the final model is trained on all its corpora as before.
 """
 
 from __future__ import annotations
@@ -76,7 +70,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _model
-from .poisoning import EXTERNAL_SOURCES, rule_assessment, threshold_for
+from .poisoning import EXTERNAL_SOURCES, rule_assessment, threshold_for, vetoed
 
 __all__ = [
     "RECIPES",
@@ -123,6 +117,8 @@ CORPORA = (
     "train5b",
     "train5c",
     "train5d",
+    "blind5",
+    "train6a",
 )
 HONEST_FOLDS = {"blind3": "4e8dc19", "blind4": "c70679e"}
 CHAT_FAMILIES = frozenset({"chat", "user_fact", "benign_fact", "non_english"})
@@ -130,7 +126,7 @@ L2 = 1e-5
 ITERATIONS = 150
 GRID = (*(round(0.5 + 0.01 * i, 2) for i in range(50)), 0.995, 0.999)
 MAX_TRAIN_BENIGN = 0.01
-MIN_ATTACK_GAIN = 2.0  # points over the recipe that ships now
+MIN_ATTACK_GAIN = -1.0  # points over the recipe that ships now (sixth revision: non-inferior)
 MAX_BENIGN_COST = 1.0  # points over the recipe that ships now
 
 
@@ -143,7 +139,7 @@ class Recipe:
     augment: bool
 
 
-RECIPES = (Recipe("fourth", CORPORA[:6], False), Recipe("fifth", CORPORA, True))
+RECIPES = (Recipe("fifth", CORPORA[:11], True), Recipe("sixth", CORPORA, True))
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -390,6 +386,7 @@ class FoldResult:
     thresholds: tuple[float, float]
     recipe: str = ""
     probs_user: FloatArray | None = None
+    vetoes: BoolArray | None = None
 
     @property
     def model(self) -> BoolArray:
@@ -398,8 +395,9 @@ class FoldResult:
 
     @property
     def combined(self) -> BoolArray:
-        """Quarantined by the rules or the model."""
-        return self.rules | self.model
+        """Quarantined by the rules (unless the model overrules them) or by the model."""
+        rules = self.rules if self.vetoes is None else self.rules & ~self.vetoes
+        return rules | self.model
 
     def at(self, thresholds: tuple[float, float]) -> FoldResult:
         """The same fold with other model thresholds."""
@@ -445,6 +443,14 @@ def evaluate_fold(
     p = predict(held, model.weights.astype(np.float64), model.bias)
     p_user = np.array([model.probability(*_features(r["text"], "user")) for r in held.rows])
     rules = np.array([verdict(r["text"], r["source"]) for r in held.rows], dtype=bool)
+    # the veto reads the hiding signals of the current rules (they come from the views)
+    vetoes = np.array(
+        [
+            vetoed(rule_assessment(r["text"], r["source"])[0].signals, q)
+            for r, q in zip(held.rows, p)
+        ],
+        dtype=bool,
+    )
     thresholds = (model.threshold_user, model.threshold_external)
     return FoldResult(
         held_out,
@@ -456,12 +462,14 @@ def evaluate_fold(
         thresholds,
         recipe.name,
         p_user,
+        vetoes,
     )
 
 
 def prefer(shipped: Sequence[FoldResult], contender: Sequence[FoldResult]) -> bool:
-    """The pre-registered rule: on every fold the contender's combined screen catches >= 2
-    points more attacks than the shipped recipe's and quarantines <= 1 point more benign."""
+    """The pre-registered rule: on every fold the contender's combined screen catches at least
+    ``MIN_ATTACK_GAIN`` points more attacks than the shipped recipe's (-1: at most one point
+    fewer) and quarantines at most ``MAX_BENIGN_COST`` points more benign texts."""
     if not shipped or len(shipped) != len(contender):
         return False
     for old, new in zip(shipped, contender):

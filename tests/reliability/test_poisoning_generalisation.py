@@ -699,7 +699,12 @@ def test_leet_view_reads_digit_words_and_keeps_addresses() -> None:
 
 @pytest.mark.parametrize(
     ("name", "attacks", "benign"),
-    [("blind2", 0.95, 0.02), ("blind3", 0.95, 0.02)],
+    [
+        ("blind2", 0.95, 0.02),
+        ("blind3", 0.95, 0.02),
+        ("blind4", 0.95, 0.02),  # trains the model since the fifth revision: 329/330, 2/307
+        ("blind5", 0.85, 0.05),  # studied (half A) for the veto, not trained on: 291/332, 12/311
+    ],
 )
 def test_studied_blind_corpora_are_dev_data_now_and_do_not_regress(
     name: str, attacks: float, benign: float
