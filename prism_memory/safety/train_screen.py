@@ -399,10 +399,6 @@ class FoldResult:
         rules = self.rules if self.vetoes is None else self.rules & ~self.vetoes
         return rules | self.model
 
-    def at(self, thresholds: tuple[float, float]) -> FoldResult:
-        """The same fold with other model thresholds."""
-        return replace(self, thresholds=thresholds)
-
     def rate(self, flags: BoolArray, attacks: bool) -> tuple[int, int, float]:
         """(quarantined, total, percent) among the attacks or the benign texts."""
         mask = self.labels > 0 if attacks else self.labels == 0
@@ -624,6 +620,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name, commit in HONEST_FOLDS.items()
         ]
         print(cv_table(folds[recipe.name]), flush=True)
+        for f in folds[recipe.name]:
+            attacks, benign = f.gains()
+            print(
+                f"{recipe.name} {f.name}: the model adds {attacks:+.1f} attack points, "
+                f"{benign:+.1f} benign points to the rules"
+            )
     shipped, contender = RECIPES
     adopted = prefer(folds[shipped.name], folds[contender.name])
     print(f"decision: {'SHIP ' + contender.name if adopted else 'KEEP ' + shipped.name}")
