@@ -21,6 +21,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -210,18 +211,34 @@ class MemoryCore:
         Quarantine only escalates; an already quarantined record stays quarantined.
         """
         from .safety import redact_record, screen_record
+        from .safety.judge import is_borderline, judge_with_llm
 
         cfg = self.config.safety
         for record in records:
             if cfg.redact_pii:
                 redact_record(record)
             verdict = screen_record(record, cfg)
+            if (
+                verdict is not None
+                and cfg.llm_judge
+                and self.llm is not None
+                and is_borderline(verdict)
+            ):
+                source = record.provenance.source.value
+                judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
+                if judged is not None and judged.attack:
+                    verdict = replace(
+                        verdict,
+                        quarantined=True,
+                        reason=f"instruction-like content from {source} (LLM judge: "
+                        f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
+                    )
             if verdict is not None and verdict.quarantined:
                 record.provenance.trust = Trust.QUARANTINED
                 record.provenance.reason = verdict.reason
                 # ids and scores only: memory text reaches the logs at DEBUG level at most
                 log.info(
-                    "quarantined memory %s from %s (injection score %.2f >= %.2f)",
+                    "quarantined memory %s from %s (injection score %.2f, threshold %.2f)",
                     record.id,
                     record.provenance.source.value,
                     verdict.score,

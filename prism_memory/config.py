@@ -97,6 +97,15 @@ class SafetyConfig(_Section):
         "overrule a rules quarantine when it is confident the text is benign and nothing in it "
         "is hidden. False = rules alone.",
     )
+    llm_judge: bool = Field(
+        default=False,
+        description="Ask Memory(llm=...) about the texts the screen let through although the "
+        "rules found some evidence or the model's P(attack) >= 0.3; it can only add quarantines, "
+        "and any failure keeps the screen's verdict (prism_memory.safety.judge). Unmeasured here.",
+    )
+    llm_judge_timeout_s: float = Field(
+        default=10.0, gt=0, description="Seconds to wait for the judge before keeping the verdict."
+    )
     redact_pii: bool = False
 
 

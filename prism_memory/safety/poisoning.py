@@ -123,6 +123,7 @@ class ScreenVerdict:
     threshold: float
     reason: str | None = None
     signals: tuple[str, ...] = field(default_factory=tuple)
+    model_p: float = 0.0  # the learned model's P(attack) (0.0 when it is off)
 
 
 # -- scoring ----------------------------------------------------------------------------------
@@ -501,7 +502,9 @@ def screen(
             f"instruction-like content from {source} ({why}; "
             f"signals: {', '.join(assessment.signals)})"
         )
-    return ScreenVerdict(quarantined, assessment.score, threshold, reason, assessment.signals)
+    return ScreenVerdict(
+        quarantined, assessment.score, threshold, reason, assessment.signals, p if model else 0.0
+    )
 
 
 def screen_many(
