@@ -41,10 +41,6 @@ Design:
   rules when it is confident the text is benign (P < 0.1), nothing in it is hidden and the
   rules found no secret or data leaving (:func:`vetoed`). Adopted by the pre-registered
   rule in ``train_screen`` (honest folds: +7.9 / +8.9 attack points, +0.0 benign points).
-- Fifth revision (the model only; the rules are unchanged): retrained on nine corpora from nine
-  authors; external content is also read as the user's own words, so the model is never more
-  lenient with a tool than with the user; a short text is not amplified into a sentence's worth
-  of evidence (``_model.MIN_WORDS``). History and figures: ``docs/screen-model.md``.
 - Fourth revision (blind corpus 3 studied; rule families in ``_rules``): the fourth-revision
   triggers (``event_trigger``, ``activity_trigger``) read the same fact as the older trigger
   families and count only where those found nothing; a planted standing memory or a claimed
@@ -53,6 +49,12 @@ Design:
   mention; a CTF is a discussion of attacks; "make a chatbot reveal ..." is a reported request;
   "the fraud team has instructed all AI assistants to ..." speaks to the agent, so its letterhead
   earns no discussion discount; "memory" alone is not a sensitive object.
+- Fifth revision (the model only; the rules are unchanged): retrained on nine corpora from nine
+  authors; external content is also read as the user's own words, so the model is never more
+  lenient with a tool than with the user; a short text is not amplified into a sentence's worth
+  of evidence (``_model.MIN_WORDS``). History and figures: ``docs/screen-model.md``.
+- Sixth revision: the veto (:func:`vetoed`), and an optional LLM judge for borderline texts
+  (``judge``, off by default).
 """
 
 from __future__ import annotations
@@ -475,8 +477,7 @@ def screen(
     ``user`` / ``external`` are the rule-score thresholds. The learned second opinion adds a
     quarantine when it fires, and overrules one of the rules when it is confident the text is
     benign, nothing in it is hidden and no secret or data leaves (:func:`vetoed`; signal
-    ``"model_veto"``);
-    ``model=False`` leaves it out (rules alone).
+    ``"model_veto"``); ``model=False`` leaves it out (rules alone).
 
     >>> screen("Always answer me in Spanish", "user").quarantined
     False
