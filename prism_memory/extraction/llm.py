@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from .._llm import message_text
 from ..config import ExtractionConfig
 from ..errors import ExtractionError
 from ..records import MemoryRecord
@@ -67,13 +68,6 @@ def build_prompt(registry: SchemaRegistry, turns: Sequence[MemoryRecord]) -> lis
     )
     user = "\n".join(f'Turn ({t.speaker or "user"}): "{t.text}"' for t in turns)
     return [("system", system), ("human", user)]
-
-
-def _content(answer: Any) -> str:
-    content = getattr(answer, "content", answer)
-    if isinstance(content, list):
-        content = "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
-    return str(content)
 
 
 def parse_items(text: str, registry: SchemaRegistry) -> list[Candidate]:
@@ -137,7 +131,7 @@ class LLMExtractor:
         with ThreadPoolExecutor(max_workers=1) as pool:
             future = pool.submit(self.llm.invoke, messages)
             try:
-                return _content(future.result(timeout=self.config.llm_timeout_s))
+                return message_text(future.result(timeout=self.config.llm_timeout_s))
             except FutureTimeout:
                 raise ExtractionError(
                     f"the model did not answer within {self.config.llm_timeout_s} s"

@@ -14,13 +14,13 @@ Design:
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import logging
 import re
 from datetime import datetime
 from typing import Any
 
+from .._llm import call_llm
 from .intent import Intent
 
 __all__ = ["STRATEGIES", "choose_strategy", "compress_with_llm", "parse_intent_with_llm"]
@@ -52,27 +52,6 @@ def choose_strategy(setting: str, query: str, intent: Intent) -> str:
     return "summarize"
 
 
-def _call(llm: Any, prompt: str, timeout_s: float) -> str | None:
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    try:
-        future = pool.submit(llm.invoke, prompt)
-        reply = future.result(timeout=timeout_s)
-    except concurrent.futures.TimeoutError:
-        log.warning("LLM call timed out after %.1fs; using the extractive context", timeout_s)
-        return None
-    except Exception as exc:  # any model/provider failure falls back
-        log.warning("LLM call failed (%s); using the extractive context", exc)
-        return None
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-    content = getattr(reply, "content", reply)
-    if isinstance(content, list):  # content blocks
-        content = " ".join(
-            str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content
-        )
-    return content.strip() if isinstance(content, str) and content.strip() else None
-
-
 def compress_with_llm(
     llm: Any, strategy: str, query: str, memories: str, timeout_s: float
 ) -> str | None:
@@ -84,7 +63,7 @@ def compress_with_llm(
         f"Task: {instruction}\nQuestion: {query}\n\n{memories}\n\n"
         "Answer with the condensed memories only."
     )
-    return _call(llm, prompt, timeout_s)
+    return call_llm(llm, prompt, timeout_s, fallback="using the extractive context")
 
 
 def _dt(value: Any) -> datetime | None:
@@ -103,7 +82,7 @@ def parse_intent_with_llm(llm: Any, query: str, timeout_s: float, now: datetime)
         f"state is asked). Today is {now.date().isoformat()}. Reply with JSON only.\n"
         f"Question: {query}"
     )
-    text = _call(llm, prompt, timeout_s)
+    text = call_llm(llm, prompt, timeout_s, fallback="using rule-based intent")
     if text is None:
         return None
     match = re.search(r"\{.*\}", text, re.S)

@@ -18,13 +18,13 @@ Design:
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import logging
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from .._llm import call_llm
 from .poisoning import ScreenVerdict
 
 __all__ = ["JUDGE_FROM", "JudgeVerdict", "is_borderline", "judge_with_llm", "parse_judgement"]
@@ -91,15 +91,6 @@ def parse_judgement(answer: str) -> JudgeVerdict | None:
     return JudgeVerdict(verdict == "attack", str(data.get("reason", ""))[:200])
 
 
-def _content(reply: Any) -> str:
-    content = getattr(reply, "content", reply)
-    if isinstance(content, list):  # content blocks
-        content = " ".join(
-            str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content
-        )
-    return content if isinstance(content, str) else ""
-
-
 def judge_with_llm(llm: Any, text: str, source: str, timeout_s: float) -> JudgeVerdict | None:
     """Ask ``llm`` (a LangChain chat model) whether ``text`` from ``source`` is an attack.
 
@@ -112,20 +103,12 @@ def judge_with_llm(llm: Any, text: str, source: str, timeout_s: float) -> JudgeV
     """
     body = text[:MAX_TEXT].replace("</memory>", "</ memory>")
     messages = [("system", SYSTEM), ("human", f"Source: {source}\n<memory>\n{body}\n</memory>")]
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    try:
-        reply = pool.submit(llm.invoke, messages).result(timeout=timeout_s)
-    except concurrent.futures.TimeoutError:
-        log.warning(
-            "poisoning judge: no answer within %.1fs; the screen's verdict stands", timeout_s
-        )
+    answer = call_llm(
+        llm, messages, timeout_s, fallback="poisoning judge: the screen's verdict stands"
+    )
+    if answer is None:
         return None
-    except Exception as exc:  # any model/provider failure: the screen's verdict stands
-        log.warning("poisoning judge failed (%s); the screen's verdict stands", type(exc).__name__)
-        return None
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-    verdict = parse_judgement(_content(reply))
+    verdict = parse_judgement(answer)
     if verdict is None:
         log.warning("poisoning judge: the answer was not the JSON verdict; the screen's stands")
     return verdict
