@@ -11,7 +11,7 @@ Design:
         --out prism_memory/safety/data/screen_model.npz
 
 - Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for). Blind corpus 6 is never read here: it is the one honest
+  each one and what it was used for). Blind corpus 7 is never read here: it is the one honest
   test of whatever this script decides.
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
