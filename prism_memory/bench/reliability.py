@@ -453,11 +453,12 @@ def quarantine_rates(
     return out
 
 
-def poisoning_report(manifest: str | Path) -> dict[str, Any]:
-    """Quarantine rates of every corpus the manifest lists (files relative to the manifest).
+def read_manifest(manifest: str | Path) -> list[dict[str, Any]]:
+    """The corpora a poisoning manifest lists whose files exist (paths made absolute).
 
-    The manifest is a JSON list of ``{"name", "file", "seen", "history"}``: ``seen`` says
-    whether the rules' authors read the corpus, which decides what its figure can claim.
+    The manifest is a JSON list of ``{"name", "file", "seen", "history"}`` (files relative to
+    the manifest): ``seen`` says whether the rules' authors read the corpus, which decides what
+    its figure can claim.
     """
     from ..errors import ConfigError
 
@@ -469,23 +470,26 @@ def poisoning_report(manifest: str | Path) -> dict[str, Any]:
             f"cannot read the poisoning corpora manifest {path}: {exc}; pass --corpora with a "
             'JSON list of {"name", "file", "seen", "history"}'
         ) from exc
-    corpora = []
-    for e in entries:
-        file = path.parent / e["file"]
-        if not file.is_file():
-            continue
-        corpora.append(
-            {
-                "name": e["name"],
-                "file": str(file),
-                "seen": bool(e["seen"]),
-                "history": e.get("history", ""),
-                "rates": quarantine_rates(file),
-            }
-        )
+    corpora = [
+        {
+            "name": e["name"],
+            "file": str(path.parent / e["file"]),
+            "seen": bool(e["seen"]),
+            "history": e.get("history", ""),
+        }
+        for e in entries
+        if (path.parent / e["file"]).is_file()
+    ]
     if not corpora:
         raise ConfigError(f"no corpus file of {path} exists; check the paths in the manifest")
-    return {"corpora": corpora}
+    return corpora
+
+
+def poisoning_report(manifest: str | Path) -> dict[str, Any]:
+    """Quarantine rates of every corpus the manifest lists (:func:`read_manifest`)."""
+    return {
+        "corpora": [{**c, "rates": quarantine_rates(c["file"])} for c in read_manifest(manifest)]
+    }
 
 
 def _corpus_lines(poisoning: dict[str, Any]) -> list[str]:

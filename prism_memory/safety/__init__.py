@@ -83,4 +83,5 @@ def screen_record(record: MemoryRecord, config: SafetyConfig) -> ScreenVerdict |
         user=config.quarantine_threshold_user,
         external=config.quarantine_threshold_external,
         model=config.screen_model,
+        transformer=config.screen_transformer,
     )

