@@ -584,7 +584,7 @@ def _markdown(res: dict[str, Any]) -> str:
         f"tenant ids: **{iso['cross_tenant_results']}** cross-tenant results.",
         "",
         "## Memory poisoning (default screen: rules at user 0.8 / tool-web 0.5, plus the learned "
-        "second opinion)",
+        "opinion: the n-gram model averaged with the fine-tuned transformer)",
         "",
         "| corpus | attacks quarantined | benign quarantined |",
         "|---|---|---|",

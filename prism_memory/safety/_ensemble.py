@@ -9,6 +9,8 @@ Design:
   weights; the LoCoMo guard set them (no ordinary chat turn quarantined as user or as tool).
 - External content is also read as the user's words and fires at the user threshold: the
   screen is never more lenient with a web page than with the user.
+- Cost: the transformer is skipped when neither the rules nor the n-gram model see anything
+  (:data:`GATE_BELOW`); measured to change no verdict on any corpus.
 - Without the transformer's base weights the ensemble is the n-gram model alone, at its own
   thresholds (the sixth revision's screen), and :func:`load` warns once how to install them.
 """
@@ -24,7 +26,13 @@ from . import _model
 from ._transformer import TransformerScreen, TransformerUnavailable
 from ._transformer import load as load_transformer
 
-__all__ = ["Ensemble", "combine", "load"]
+__all__ = ["GATE_BELOW", "Ensemble", "combine", "load"]
+
+# The transformer is skipped for a text the rules found nothing in and the n-gram model reads
+# as benign (P < 0.05 for every reading): to fire, the transformer would then need P >= 0.98
+# (user) or >= 0.997 (external) at the shipped thresholds. Over 20,180 corpus, guard and
+# blind-corpus texts this skipped 44% of the transformer's work and changed no verdict.
+GATE_BELOW = 0.05
 
 logger = logging.getLogger("prism_memory.safety")
 
@@ -72,24 +80,36 @@ class Ensemble:
         return self.transformer.threshold_user
 
     def fires(
-        self, text: str, views: Sequence[str], source: str, external: bool
+        self,
+        text: str,
+        views: Sequence[str],
+        source: str,
+        external: bool,
+        *,
+        rule_evidence: bool = True,
     ) -> tuple[bool, float]:
         """Whether the opinion quarantines ``text`` from ``source``, and the P(attack) that decided.
 
         External content that does not pass the external threshold is read again as the user's
-        words, at the user threshold.
+        words, at the user threshold. Without ``rule_evidence`` (the rules found nothing) and
+        with the n-gram model below :data:`GATE_BELOW` for every reading, the transformer is
+        not asked (see :data:`GATE_BELOW`) and the n-gram model's P is returned.
         """
         if self.transformer is None:
             return self.ngram.fires(views, source, external)
         t_user, t_ext = self.threshold(False), self.threshold(True)
-        if not external:
-            p = self.probability(text, views, source)
-            return p >= t_user, p
+        sources = (source, "user") if external else (source,)
+        p_ngram = [self.ngram.probability(*_model.featurize(views, s)) for s in sources]
+        if not rule_evidence and max(p_ngram) < GATE_BELOW:
+            return False, p_ngram[0]
         # both readings in one pass: the transformer costs little more for two than for one
-        p, p_user = self.probabilities(text, views, (source, "user"))
-        if p >= t_ext:
-            return True, p
-        return (True, p_user) if p_user >= t_user else (False, p)
+        p_transformer = self.transformer.probabilities(text, sources)
+        p = [combine(a, b) for a, b in zip(p_ngram, p_transformer)]
+        if not external:
+            return p[0] >= t_user, p[0]
+        if p[0] >= t_ext:
+            return True, p[0]
+        return (True, p[1]) if p[1] >= t_user else (False, p[0])
 
 
 def load(ngram: _model.ScreenModel) -> Ensemble:

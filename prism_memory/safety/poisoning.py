@@ -391,7 +391,7 @@ def _assess(
     rules, views = rule_assessment(text, source)
     external = str(source).lower() in EXTERNAL_SOURCES
     opinion = screen_ensemble() if transformer else _ngram_opinion()
-    fired, p = opinion.fires(text, views, source, external)
+    fired, p = opinion.fires(text, views, source, external, rule_evidence=rules.score > 0.0)
     if not fired:
         return rules, p
     return InjectionAssessment(rules.score, (*rules.signals, "model")), p

@@ -219,3 +219,24 @@ def test_the_guard_reads_records_as_the_langgraph_store_writes_them() -> None:
     assert index_text({"text": turn, "turn": 0}, None) in texts
     assert json.dumps({"text": turn, "turn": 0}) in texts
     assert len(texts) == len(set(texts))
+
+
+def test_the_transformer_is_skipped_only_when_nothing_looks_suspicious() -> None:
+    asked: list[str] = []
+
+    class Counting(_FakeTransformer):
+        def probabilities(self, text: str, sources: Sequence[str]) -> list[float]:
+            asked.append(text)
+            return super().probabilities(text, sources)
+
+    quiet: Any = SimpleNamespace(probability=lambda idx, val: 0.01)
+    ens = _ensemble.Ensemble(quiet, Counting())  # type: ignore[arg-type]
+    views = ["We went hiking"]
+    assert ens.fires(views[0], views, "user", False, rule_evidence=False) == (False, 0.01)
+    assert asked == []  # the n-gram model is sure and the rules found nothing
+    fired, _ = ens.fires(views[0], views, "user", False, rule_evidence=True)
+    assert asked == ["We went hiking"] and fired is False  # combine(0.01, 0.95) < 0.9
+    unsure: Any = SimpleNamespace(probability=lambda idx, val: 0.2)
+    ens = _ensemble.Ensemble(unsure, Counting())  # type: ignore[arg-type]
+    ens.fires(views[0], views, "tool", True, rule_evidence=False)
+    assert len(asked) == 2  # the n-gram model is not sure: the transformer is asked
