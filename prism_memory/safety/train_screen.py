@@ -11,8 +11,9 @@ Design:
         --out prism_memory/safety/data/screen_model.npz
 
 - Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for). Blind corpora 6 and 7 are never read here (6 trains
-  the transformer, ``train_transformer``; 7 measured the eighth revision once).
+  each one and what it was used for). Blind corpora 6 to 9 are never read here: 6 and 7
+  train the transformer (``train_transformer``), 8 measured the eleventh revision once, and 9
+  is kept unread for the next revision's one honest measurement.
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
   and a tool does not turn it into orders. Preferences and standing rules are not copied: from
