@@ -91,7 +91,7 @@ class Ensemble:
         """Whether the opinion quarantines ``text`` from ``source``, and the P(attack) that decided.
 
         External content that does not pass the external threshold is read again as the user's
-        words, at the user threshold. Without ``rule_evidence`` (the rules found nothing) and
+        words, at the user threshold; if neither reading fires, the higher P is returned. Without ``rule_evidence`` (the rules found nothing) and
         with the n-gram model below :data:`GATE_BELOW` for every reading, the transformer is
         not asked (see :data:`GATE_BELOW`) and the n-gram model's P is returned.
         """
@@ -109,7 +109,9 @@ class Ensemble:
             return p[0] >= t_user, p[0]
         if p[0] >= t_ext:
             return True, p[0]
-        return (True, p[1]) if p[1] >= t_user else (False, p[0])
+        # not fired: the higher reading is the one the veto may trust, so a tool is never
+        # vetoed where the same words from the user would not be
+        return (True, p[1]) if p[1] >= t_user else (False, max(p))
 
 
 def load(ngram: _model.ScreenModel) -> Ensemble:

@@ -146,13 +146,14 @@ class ScreenModel:
 
         External content (tool, web, assistant) is also read as if the user had written it and
         fires at the user threshold: the model is never more lenient with a web page than with
-        the user's own words. The probability returned is the one that decided.
+        the user's own words. The probability returned is the one that decided (if neither
+        reading fires, the higher one: the veto never trusts a tool more than the user).
         """
         p = self.probability(*featurize(views, source))
         if p >= self.threshold(external) or not external:
             return p >= self.threshold(external), p
         p_user = self.probability(*featurize(views, "user"))
-        return (True, p_user) if p_user >= self.threshold_user else (False, p)
+        return (True, p_user) if p_user >= self.threshold_user else (False, max(p, p_user))
 
 
 def save_model(

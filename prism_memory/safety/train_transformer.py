@@ -2,9 +2,9 @@
 
 Design:
 - Command (from the repository root; needs JAX, which PRISM itself does not: ``pip install
-  jax``; about 25 minutes on two cores, 5 with ``--no-oof``)::
+  jax``; about 8 minutes on two cores with ``--no-oof``, as shipped)::
 
-      .venv/bin/python -m prism_memory.safety.train_transformer \\
+      .venv/bin/python -m prism_memory.safety.train_transformer --no-oof \\
         --out prism_memory/safety/data/screen_transformer.npz
 
   ``--held-out NAME`` trains without that corpus and prints the whole screen's rates on it;
@@ -15,16 +15,17 @@ Design:
   and a linear head on the mean of the last layer are trained (Adam, learning rates 5e-5 for
   the layers and 1e-3 for the head, batches of 32 texts of similar length, three epochs,
   class-balanced log loss, seed 0). Input: ``"{source}: {text}"``, at most 128 tokens.
-- Data (:data:`CORPORA`, ninth revision): the fifth recipe's corpora, blind corpora 5, 6 and 7
+- Data (:data:`CORPORA`, twelfth revision): the fifth recipe's corpora, blind corpora 5 to 8
   (each measured once before it was trained on) and training corpus 6a, with
-  ``train_screen.augment_chat``'s copies. Never blind corpus 8 (the next honest measure) or
-  LoCoMo.
+  ``train_screen.augment_chat``'s copies. Never blind corpus 9 (it measured the twelfth
+  revision) or LoCoMo.
 - Thresholds of the ensemble (:func:`_ensemble.combine` of the shipped n-gram model and this
-  transformer), per source group: the lowest ``train_screen.GRID`` value passing at most 1% of
-  the benign training rows' out-of-fold ensemble probabilities (the n-gram model's rule; the
-  transformer out of fold by four groups of corpora, :func:`transformer_out_of_fold`), then
-  raised by the guard: the next grid value above the highest ensemble P(attack) of any LoCoMo
-  dev turn read as ``user`` / as ``tool``, so no ordinary chat turn is quarantined by it.
+  transformer), per source group: the guard, the next ``train_screen.GRID`` value above the
+  highest ensemble P(attack) of any :func:`guard_texts` text (LoCoMo dev turns, their first
+  words, and the turns as the library's own records) read as ``user`` / as ``tool``, so none
+  of them is quarantined by it. The shipped weights use the guard alone (``--no-oof``: the
+  tenth revision's out-of-fold 1% floor cost six attack points and was rejected); without
+  ``--no-oof`` the floor (:func:`transformer_out_of_fold`, :func:`oof_thresholds`) applies.
 - Output: layers 4-5 as float16, the head as float32, the thresholds and their out-of-fold
   floor (:mod:`._transformer` reads the weights and thresholds).
 - Every decision about it, with the rule written before its run: ``docs/screen-model.md``.
@@ -48,7 +49,7 @@ import numpy.typing as npt
 from . import _ensemble, _model, _transformer, poisoning
 from . import train_screen as ts
 
-CORPORA = (*ts.CORPORA[:11], "blind5", "blind6", "blind7", "train6a")
+CORPORA = (*ts.CORPORA[:11], "blind5", "blind6", "blind7", "blind8", "train6a")
 EPOCHS = 3
 BATCH = 32
 LR_LAYERS = 5e-5

@@ -191,9 +191,8 @@ def test_training_without_jax_says_how_to_install_it(monkeypatch: pytest.MonkeyP
 
 
 def test_the_training_corpora_exclude_the_honest_test() -> None:
-    # 8 measured the shipped revision once; 9 is committed unread for the next one
-    assert {"blind8", "blind9"}.isdisjoint(tt.CORPORA)
-    assert {"blind5", "blind6", "blind7", "train6a"} <= set(tt.CORPORA)
+    assert "blind9" not in tt.CORPORA  # measured the twelfth revision once
+    assert {"blind5", "blind6", "blind7", "blind8", "train6a"} <= set(tt.CORPORA)
     assert set(tt.CORPORA) <= {p.stem.removeprefix("poisoning_") for p in FIXTURES.glob("*.jsonl")}
 
 
