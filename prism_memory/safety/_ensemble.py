@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _model
-from ._transformer import TransformerScreen, TransformerUnavailable
+from ._transformer import TransformerScreen, TransformerUnavailable, sigmoid
 from ._transformer import load as load_transformer
 
 __all__ = ["GATE_BELOW", "Ensemble", "combine", "load"]
@@ -48,8 +48,7 @@ def combine(p_ngram: float, p_transformer: float) -> float:
     >>> round(combine(0.9, 0.9), 3), round(combine(0.5, 0.9), 3), round(combine(0.1, 0.9), 3)
     (0.9, 0.75, 0.5)
     """
-    z = (_logit(p_ngram) + _logit(p_transformer)) / 2.0
-    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+    return sigmoid((_logit(p_ngram) + _logit(p_transformer)) / 2.0)
 
 
 @dataclass(frozen=True)

@@ -245,10 +245,6 @@ class TransformerScreen:
             out[members] = x.mean(1)
         return out
 
-    def logit(self, text: str, source: str) -> float:
-        """The classifier's log-odds that ``text`` from ``source`` is an attack."""
-        return self.logits(text, (source,))[0]
-
     def logits(self, text: str, sources: Sequence[str]) -> list[float]:
         """:meth:`logit` of ``text`` read as coming from each of ``sources`` (one pass)."""
         pooled = self._pooled([f"{source}: {text}" for source in sources])
@@ -267,10 +263,11 @@ class TransformerScreen:
     def probabilities(self, text: str, sources: Sequence[str]) -> list[float]:
         """:meth:`probability` of ``text`` read as coming from each of ``sources``."""
         damp = min(1.0, len(_WORD.findall(text)) / MIN_WORDS)
-        return [_sigmoid(z * damp) for z in self.logits(text, sources)]
+        return [sigmoid(z * damp) for z in self.logits(text, sources)]
 
 
-def _sigmoid(z: float) -> float:
+def sigmoid(z: float) -> float:
+    """The logistic function, without overflow for large |z|."""
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
