@@ -184,21 +184,6 @@ class TransformerScreen:
         tok.no_padding()
         tok.enable_truncation(MAX_TOKENS)
         self._tokenizer = tok
-        names = {
-            "embeddings.word_embeddings.weight",
-            "embeddings.position_embeddings.weight",
-            "embeddings.token_type_embeddings.weight",
-            "embeddings.LayerNorm.weight",
-            "embeddings.LayerNorm.bias",
-        }
-        for i in range(FROZEN_LAYERS):
-            for key in _LAYER_KEYS:
-                names |= {f"encoder.layer.{i}.{key}.weight", f"encoder.layer.{i}.{key}.bias"}
-        safetensors = base / "model.safetensors"
-        tensors = read_safetensors(safetensors, names)
-        missing = names - set(tensors)
-        if missing:
-            raise TransformerUnavailable(f"{safetensors} lacks {sorted(missing)[0]}")
         with np.load(weights) as data:
             if int(data["format"][0]) != FORMAT_VERSION:
                 raise ValueError(
@@ -210,6 +195,22 @@ class TransformerScreen:
                 if k.startswith(("encoder.", "head."))
             }
             self.threshold_user, self.threshold_external = (float(t) for t in data["thresholds"])
+        names = {
+            "embeddings.word_embeddings.weight",
+            "embeddings.position_embeddings.weight",
+            "embeddings.token_type_embeddings.weight",
+            "embeddings.LayerNorm.weight",
+            "embeddings.LayerNorm.bias",
+        }
+        for i in range(LAYERS):
+            for key in _LAYER_KEYS:
+                names |= {f"encoder.layer.{i}.{key}.weight", f"encoder.layer.{i}.{key}.bias"}
+        names -= set(tuned)  # the layers the weights were tuned on replace the base model's
+        safetensors = base / "model.safetensors"
+        tensors = read_safetensors(safetensors, names)
+        missing = names - set(tensors)
+        if missing:
+            raise TransformerUnavailable(f"{safetensors} lacks {sorted(missing)[0]}")
         tensors.update(tuned)
         self._words = tensors["embeddings.word_embeddings.weight"]
         self._positions = tensors["embeddings.position_embeddings.weight"]

@@ -79,8 +79,9 @@ def _jax() -> tuple[Any, Any]:
 class Network:
     """MiniLM-L6 in JAX: frozen bottom (embeddings, layers 0-3) and trainable top."""
 
-    def __init__(self) -> None:
+    def __init__(self, frozen: int = _transformer.FROZEN_LAYERS) -> None:
         self.jax, self.jnp = _jax()
+        self.frozen_layers = frozen
         from tokenizers import Tokenizer
 
         base = _transformer.base_dir()
@@ -89,7 +90,7 @@ class Network:
         tok.no_padding()
         tok.enable_truncation(_transformer.MAX_TOKENS)
         self.tokenizer = tok
-        self.frozen = [self.layer_params(i) for i in range(_transformer.FROZEN_LAYERS)]
+        self.frozen = [self.layer_params(i) for i in range(frozen)]
         self.bottom = self.jax.jit(self._bottom)
 
     def layer_params(self, i: int) -> dict[str, tuple[Any, Any]]:
@@ -199,7 +200,7 @@ def train(net: Network, rows: Sequence[dict[str, Any]], epochs: int = EPOCHS) ->
     w_neg = 0.5 * len(y) / (len(y) - y.sum())
     params: dict[str, Any] = {
         "layers": [
-            net.layer_params(i) for i in range(_transformer.FROZEN_LAYERS, _transformer.LAYERS)
+            net.layer_params(i) for i in range(net.frozen_layers, _transformer.LAYERS)
         ],
         "head": (jnp.zeros((_transformer.HIDDEN,)), jnp.zeros(())),
     }
@@ -250,7 +251,8 @@ def save(params: dict[str, Any], path: Path, thresholds: tuple[float, float]) ->
         "format": np.array([_transformer.FORMAT_VERSION]),
         "thresholds": np.array(thresholds, dtype=np.float64),
     }
-    for i, layer in enumerate(params["layers"], start=_transformer.FROZEN_LAYERS):
+    first = _transformer.LAYERS - len(params["layers"])
+    for i, layer in enumerate(params["layers"], start=first):
         for k, (w, b) in layer.items():
             out[f"encoder.layer.{i}.{_NAMES[k]}.weight"] = np.asarray(w, np.float16)
             out[f"encoder.layer.{i}.{_NAMES[k]}.bias"] = np.asarray(b, np.float16)
@@ -409,6 +411,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--held-out", default=None, help="train without this corpus and score it")
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument(
+        "--tuned-layers",
+        type=int,
+        default=_transformer.LAYERS - _transformer.FROZEN_LAYERS,
+        help="how many of the top layers to fine-tune (the rest stay the base model's)",
+    )
+    ap.add_argument(
         "--guard-only",
         action="store_true",
         help="keep the weights at --out and only set their thresholds again by the guard",
@@ -426,7 +434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows += ts.augment_chat(rows)
     held = [r for r in rows if r["corpus"] == args.held_out and not r.get("augmented")]
     rows = [r for r in rows if r["corpus"] != args.held_out]
-    net = Network()
+    if not 1 <= args.tuned_layers <= _transformer.LAYERS:
+        ap.error(f"--tuned-layers must be between 1 and {_transformer.LAYERS}")
+    net = Network(frozen=_transformer.LAYERS - args.tuned_layers)
     floor = (0.0, 0.0)
     if not args.no_oof:
         with tempfile.TemporaryDirectory() as tmp:
