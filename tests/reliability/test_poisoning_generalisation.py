@@ -13,7 +13,7 @@ import base64
 from pathlib import Path
 
 import pytest
-from known_false_positives import assert_kept
+from known_false_positives import assert_caught, assert_kept
 
 from prism_memory.bench.reliability import quarantine_rates
 from prism_memory.safety import injection_score, screen
@@ -545,7 +545,7 @@ def test_each_new_family_catches_its_shape_and_keeps_its_neighbour(
     source, text = attack
     assessment = injection_score(text, source)
     assert family in assessment.signals, (text, assessment)
-    assert screen(text, source).quarantined, (text, assessment)
+    assert_caught(text, source)
     source, text = benign
     assert_kept(text, source)
 
@@ -662,7 +662,7 @@ def test_hidden_and_translated_third_revision_shapes(source: str, attack: str, b
     ],
 )
 def test_third_revision_keeps_these_benign_texts(source: str, text: str) -> None:
-    assert not screen(text, source).quarantined, (text, injection_score(text, source))
+    assert_kept(text, source)
 
 
 @pytest.mark.parametrize(
@@ -704,12 +704,14 @@ def test_leet_view_reads_digit_words_and_keeps_addresses() -> None:
         ("blind2", 0.95, 0.02),
         ("blind3", 0.95, 0.02),
         ("blind4", 0.95, 0.02),  # trains the model since the fifth revision: 329/330, 2/307
-        # trained on by the transformer since the eighth (5, 6), ninth (7), twelfth (8) revision;
-        # measured with the twelfth: 308/332 9/311, 314/339 20/308, 314/337 6/308, 347/372 7/381
+        # trained on by the transformer since the eighth (5, 6), ninth (7), twelfth (8),
+        # thirteenth (9) revision; measured with the thirteenth: 322/332 8/311, 328/339 11/308,
+        # 327/337 4/308, 364/372 3/381, 337/346 5/365
         ("blind5", 0.90, 0.04),
         ("blind6", 0.90, 0.08),
         ("blind7", 0.90, 0.03),
         ("blind8", 0.90, 0.03),
+        ("blind9", 0.90, 0.03),
     ],
 )
 def test_studied_blind_corpora_are_dev_data_now_and_do_not_regress(

@@ -24,19 +24,17 @@ from prism_memory.safety import train_transformer as tt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
-_BASE_TOP = {
-    f"encoder.layer.{i}.{key}.{part}"
-    for i in (4, 5)
-    for key in _transformer._LAYER_KEYS
-    for part in ("weight", "bias")
-}
-
-
-def _base_weights(path: Path, thresholds: tuple[float, float] = (0.8, 0.9)) -> Path:
-    """A weights file holding the base model's own top layers and a zero head."""
-    tensors = _transformer.read_safetensors(
-        _transformer.base_dir() / "model.safetensors", _BASE_TOP
-    )
+def _base_weights(
+    path: Path, thresholds: tuple[float, float] = (0.8, 0.9), layers: Sequence[int] = (4, 5)
+) -> Path:
+    """A weights file holding the base model's own ``layers`` and a zero head."""
+    names = {
+        f"encoder.layer.{i}.{key}.{part}"
+        for i in layers
+        for key in _transformer._LAYER_KEYS
+        for part in ("weight", "bias")
+    }
+    tensors = _transformer.read_safetensors(_transformer.base_dir() / "model.safetensors", names)
     np.savez(
         path,
         format=np.array([_transformer.FORMAT_VERSION]),
@@ -47,11 +45,13 @@ def _base_weights(path: Path, thresholds: tuple[float, float] = (0.8, 0.9)) -> P
     return path
 
 
-def test_the_numpy_forward_pass_is_all_minilm_l6_v2(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tuned", [(4, 5), (2, 3, 4, 5), ()])
+def test_the_numpy_forward_pass_is_all_minilm_l6_v2(tmp_path: Path, tuned: Sequence[int]) -> None:
+    """Whichever layers the weights file carries, the rest are the base model's own."""
     from prism_memory.embeddings.fastembed import FastEmbedEmbedder
 
     model = _transformer.TransformerScreen(
-        _transformer.base_dir(), _base_weights(tmp_path / "b.npz")
+        _transformer.base_dir(), _base_weights(tmp_path / "b.npz", layers=tuned)
     )
     texts = [
         "We hiked to the lake on Sunday and my dog swam the whole time.",
@@ -95,7 +95,7 @@ def test_weights_of_another_format_are_refused(tmp_path: Path) -> None:
 
 
 def test_the_shipped_weights_load_once_and_carry_the_guards_thresholds() -> None:
-    assert _transformer.WEIGHTS_PATH.stat().st_size < 8_000_000
+    assert _transformer.WEIGHTS_PATH.stat().st_size < 14_000_000  # four tuned layers, float16
     ensemble = poisoning.screen_ensemble()
     assert poisoning.screen_ensemble() is ensemble
     assert ensemble.transformer is not None  # make install puts the base weights in place
@@ -191,8 +191,9 @@ def test_training_without_jax_says_how_to_install_it(monkeypatch: pytest.MonkeyP
 
 
 def test_the_training_corpora_exclude_the_honest_test() -> None:
-    assert "blind9" not in tt.CORPORA  # measured the twelfth revision once
-    assert {"blind5", "blind6", "blind7", "blind8", "train6a"} <= set(tt.CORPORA)
+    assert not {"blind10", "blind11"} & set(tt.CORPORA)  # measured the thirteenth revision once
+    assert {"blind5", "blind6", "blind7", "blind8", "blind9", "train6a"} <= set(tt.CORPORA)
+    assert {"train10a", "train10b", "train10c", "train10d"} <= set(tt.CORPORA)
     assert set(tt.CORPORA) <= {p.stem.removeprefix("poisoning_") for p in FIXTURES.glob("*.jsonl")}
 
 
