@@ -24,6 +24,7 @@ from prism_memory.safety import train_transformer as tt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
+
 def _base_weights(
     path: Path, thresholds: tuple[float, float] = (0.8, 0.9), layers: Sequence[int] = (4, 5)
 ) -> Path:
