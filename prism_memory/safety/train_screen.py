@@ -11,9 +11,9 @@ Design:
         --out prism_memory/safety/data/screen_model.npz
 
 - Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for). Blind corpora 6 to 9 are never read here: 6 and 7
-  train the transformer (``train_transformer``), 8 measured the eleventh revision once, and 9
-  is kept unread for the next revision's one honest measurement.
+  each one and what it was used for). Blind corpora 6 to 12 are never read here: each
+  measured a revision of the screen once; 6 to 11 then trained the transformer
+  (``train_transformer``), and 12 measured the fourteenth revision.
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
   and a tool does not turn it into orders. Preferences and standing rules are not copied: from

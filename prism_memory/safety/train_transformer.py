@@ -16,10 +16,10 @@ Design:
   linear head on the mean of the last layer are trained (Adam, learning rates 5e-5 for
   the layers and 1e-3 for the head, batches of 32 texts of similar length, three epochs,
   class-balanced log loss, seed 0). Input: ``"{source}: {text}"``, at most 128 tokens.
-- Data (:data:`CORPORA`, thirteenth revision): the fifth recipe's corpora, blind corpora 5 to 9
-  (each measured once before it was trained on) and training corpora 6a and 10a-10d, with
-  ``train_screen.augment_chat``'s copies. Never blind corpora 10 and 11 (they measured the
-  thirteenth revision) or LoCoMo.
+- Data (:data:`CORPORA`, fourteenth revision): the fifth recipe's corpora, blind corpora 5 to
+  11 (each measured once before it was trained on) and training corpora 6a and 10a-10e, with
+  ``train_screen.augment_chat``'s copies. Never blind corpus 12 (it measured the fourteenth
+  revision) or LoCoMo.
 - Thresholds of the ensemble (:func:`_ensemble.combine` of the shipped n-gram model and this
   transformer), per source group: the guard, the next ``train_screen.GRID`` value above the
   highest ensemble P(attack) of any :func:`guard_texts` text (LoCoMo dev turns, their first
@@ -52,8 +52,8 @@ from . import train_screen as ts
 
 CORPORA = (
     *ts.CORPORA[:11],
-    *("blind5", "blind6", "blind7", "blind8", "blind9"),
-    *("train6a", "train10a", "train10b", "train10c", "train10d"),
+    *("blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11"),
+    *("train6a", "train10a", "train10b", "train10c", "train10d", "train10e"),
 )
 EPOCHS = 3
 BATCH = 32

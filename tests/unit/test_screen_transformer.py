@@ -192,9 +192,11 @@ def test_training_without_jax_says_how_to_install_it(monkeypatch: pytest.MonkeyP
 
 
 def test_the_training_corpora_exclude_the_honest_test() -> None:
-    assert not {"blind10", "blind11"} & set(tt.CORPORA)  # measured the thirteenth revision once
-    assert {"blind5", "blind6", "blind7", "blind8", "blind9", "train6a"} <= set(tt.CORPORA)
-    assert {"train10a", "train10b", "train10c", "train10d"} <= set(tt.CORPORA)
+    assert "blind12" not in tt.CORPORA  # measured the fourteenth revision once
+    assert {f"blind{i}" for i in range(5, 12)} <= set(tt.CORPORA)
+    assert {"train6a", "train10a", "train10b", "train10c", "train10d", "train10e"} <= set(
+        tt.CORPORA
+    )
     assert set(tt.CORPORA) <= {p.stem.removeprefix("poisoning_") for p in FIXTURES.glob("*.jsonl")}
 
 
