@@ -2,7 +2,7 @@
 
 Design:
 - Command (from the repository root; needs JAX, which PRISM itself does not: ``pip install
-  jax``; about 13 minutes on two cores with ``--no-oof``, as shipped)::
+  jax``; about 15 minutes on two cores with ``--no-oof``, as shipped)::
 
       .venv/bin/python -m prism_memory.safety.train_transformer --no-oof \\
         --out prism_memory/safety/data/screen_transformer.npz
@@ -432,6 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="skip the out-of-fold floor of the thresholds (four more trainings): guard only",
     )
     args = ap.parse_args(argv)
+    if not 1 <= args.tuned_layers <= _transformer.LAYERS:
+        ap.error(f"--tuned-layers must be between 1 and {_transformer.LAYERS}")
     if args.guard_only:
         print(f"ensemble thresholds (user, external): {rethreshold(args.out)}")
         return 0
@@ -439,8 +441,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows += ts.augment_chat(rows)
     held = [r for r in rows if r["corpus"] == args.held_out and not r.get("augmented")]
     rows = [r for r in rows if r["corpus"] != args.held_out]
-    if not 1 <= args.tuned_layers <= _transformer.LAYERS:
-        ap.error(f"--tuned-layers must be between 1 and {_transformer.LAYERS}")
     net = Network(frozen=_transformer.LAYERS - args.tuned_layers)
     floor = (0.0, 0.0)
     if not args.no_oof:

@@ -244,3 +244,14 @@ def test_the_transformer_is_skipped_only_when_nothing_looks_suspicious() -> None
     ens = _ensemble.Ensemble(unsure, Counting())  # type: ignore[arg-type]
     ens.fires(views[0], views, "tool", True, rule_evidence=False)
     assert len(asked) == 2  # the n-gram model is not sure: the transformer is asked
+
+
+@pytest.mark.parametrize("depth", ["0", "7"])
+def test_training_refuses_a_depth_the_network_does_not_have(
+    depth: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        tt.main(["--out", str(tmp_path / "w.npz"), "--tuned-layers", depth])
+    assert exc.value.code == 2
+    assert "--tuned-layers must be between 1 and 6" in capsys.readouterr().err
+    assert not (tmp_path / "w.npz").exists()
