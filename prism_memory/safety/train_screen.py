@@ -11,9 +11,10 @@ Design:
         --out prism_memory/safety/data/screen_model.npz
 
 - Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for). Blind corpora 6 to 12 are never read here: each
+  each one and what it was used for). Blind corpora 6 to 13 are never read here: each
   measured a revision of the screen once; 6 to 11 then trained the transformer
-  (``train_transformer``), and 12 measured the fourteenth revision.
+  (``train_transformer``), 12 measured the fourteenth revision, and 13 is kept unread for the
+  next revision's one measurement.
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
   and a tool does not turn it into orders. Preferences and standing rules are not copied: from

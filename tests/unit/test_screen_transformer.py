@@ -193,6 +193,7 @@ def test_training_without_jax_says_how_to_install_it(monkeypatch: pytest.MonkeyP
 
 def test_the_training_corpora_exclude_the_honest_test() -> None:
     assert "blind12" not in tt.CORPORA  # measured the fourteenth revision once
+    assert "blind13" not in tt.CORPORA  # kept unread for the next revision's measurement
     assert {f"blind{i}" for i in range(5, 12)} <= set(tt.CORPORA)
     assert {"train6a", "train10a", "train10b", "train10c", "train10d", "train10e"} <= set(
         tt.CORPORA
