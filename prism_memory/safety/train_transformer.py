@@ -87,7 +87,6 @@ class Network:
 
     def __init__(self, frozen: int = _transformer.FROZEN_LAYERS) -> None:
         self.jax, self.jnp = _jax()
-        self.frozen_layers = frozen
         from tokenizers import Tokenizer
 
         base = _transformer.base_dir()
@@ -206,7 +205,7 @@ def train(net: Network, rows: Sequence[dict[str, Any]], epochs: int = EPOCHS) ->
     w_pos = 0.5 * len(y) / y.sum()
     w_neg = 0.5 * len(y) / (len(y) - y.sum())
     params: dict[str, Any] = {
-        "layers": [net.layer_params(i) for i in range(net.frozen_layers, _transformer.LAYERS)],
+        "layers": [net.layer_params(i) for i in range(len(net.frozen), _transformer.LAYERS)],
         "head": (jnp.zeros((_transformer.HIDDEN,)), jnp.zeros(())),
     }
 
