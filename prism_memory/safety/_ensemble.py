@@ -89,14 +89,13 @@ class Ensemble:
     ) -> tuple[bool, float]:
         """Whether the opinion quarantines ``text`` from ``source``, and the P(attack) that decided.
 
-        External content that does not pass the external threshold is read again as the user's
-        words, at the user threshold; if neither reading fires, the higher P is returned. Without ``rule_evidence`` (the rules found nothing) and
+        External content is also read as the user's words (:func:`._model.decide`, the rule both
+        opinions share). Without ``rule_evidence`` (the rules found nothing) and
         with the n-gram model below :data:`GATE_BELOW` for every reading, the transformer is
         not asked (see :data:`GATE_BELOW`) and the n-gram model's P is returned.
         """
         if self.transformer is None:
             return self.ngram.fires(views, source, external)
-        t_user, t_ext = self.threshold(False), self.threshold(True)
         sources = (source, "user") if external else (source,)
         p_ngram = [self.ngram.probability(*_model.featurize(views, s)) for s in sources]
         if not rule_evidence and max(p_ngram) < GATE_BELOW:
@@ -104,13 +103,8 @@ class Ensemble:
         # both readings in one pass: the transformer costs little more for two than for one
         p_transformer = self.transformer.probabilities(text, sources)
         p = [combine(a, b) for a, b in zip(p_ngram, p_transformer)]
-        if not external:
-            return p[0] >= t_user, p[0]
-        if p[0] >= t_ext:
-            return True, p[0]
-        # not fired: the higher reading is the one the veto may trust, so a tool is never
-        # vetoed where the same words from the user would not be
-        return (True, p[1]) if p[1] >= t_user else (False, max(p))
+        as_user = (lambda: p[1]) if external else None
+        return _model.decide(p[0], as_user, self.threshold(False), self.threshold(True))
 
 
 def load(ngram: _model.ScreenModel) -> Ensemble:

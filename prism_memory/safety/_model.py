@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -39,6 +39,7 @@ from ._normalize import read_views
 __all__ = [
     "DIM",
     "ScreenModel",
+    "decide",
     "featurize",
     "read_model",
     "save_model",
@@ -142,18 +143,36 @@ class ScreenModel:
         return self.threshold_external if external else self.threshold_user
 
     def fires(self, views: Sequence[str], source: str, external: bool) -> tuple[bool, float]:
-        """Whether the model quarantines a text (its ``views``) from ``source``, and P(attack).
-
-        External content (tool, web, assistant) is also read as if the user had written it and
-        fires at the user threshold: the model is never more lenient with a web page than with
-        the user's own words. The probability returned is the one that decided (if neither
-        reading fires, the higher one: the veto never trusts a tool more than the user).
-        """
+        """Whether the model quarantines a text (its ``views``) from ``source``, and P(attack)
+        (:func:`decide`)."""
         p = self.probability(*featurize(views, source))
-        if p >= self.threshold(external) or not external:
-            return p >= self.threshold(external), p
-        p_user = self.probability(*featurize(views, "user"))
-        return (True, p_user) if p_user >= self.threshold_user else (False, max(p, p_user))
+        as_user = (lambda: self.probability(*featurize(views, "user"))) if external else None
+        return decide(p, as_user, self.threshold_user, self.threshold_external)
+
+
+def decide(
+    p: float, as_user: Callable[[], float] | None, t_user: float, t_external: float
+) -> tuple[bool, float]:
+    """Whether an opinion quarantines a text it gives P(attack) ``p`` as read from its source,
+    and the probability that decided.
+
+    ``as_user`` is ``None`` for the user's own words (threshold ``t_user``). For external content
+    (tool, web, assistant; threshold ``t_external``) it computes P(attack) of the same text read
+    as the user's words, asked only when ``p`` does not fire; that reading fires at ``t_user``,
+    so an opinion is never more lenient with a web page than with the user. If neither reading
+    fires, the higher P is returned: the veto never trusts a tool more than the user.
+
+    >>> decide(0.6, None, 0.7, 0.5), decide(0.6, lambda: 0.1, 0.7, 0.5)
+    ((False, 0.6), (True, 0.6))
+    >>> decide(0.3, lambda: 0.8, 0.7, 0.5), decide(0.3, lambda: 0.4, 0.7, 0.5)
+    ((True, 0.8), (False, 0.4))
+    """
+    if as_user is None:
+        return p >= t_user, p
+    if p >= t_external:
+        return True, p
+    p_user = as_user()
+    return (True, p_user) if p_user >= t_user else (False, max(p, p_user))
 
 
 def save_model(

@@ -55,7 +55,7 @@ Design:
   of evidence (``_model.MIN_WORDS``). History and figures: ``docs/screen-model.md``.
 - Sixth revision: the veto (:func:`vetoed`), and an optional LLM judge for borderline texts
   (``judge``, off by default).
-- Eighth to eleventh revisions (the rules are unchanged): the learned opinion is the n-gram
+- Eighth to fourteenth revisions (the rules are unchanged): the learned opinion is the n-gram
   model averaged with all-MiniLM-L6-v2 fine-tuned as an attack classifier (``_ensemble``,
   ``_transformer``; :func:`screen_ensemble`), at thresholds the guard sets over chat turns,
   their fragments and the library's own record formats. ``screen(..., transformer=False)`` (or
