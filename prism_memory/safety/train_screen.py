@@ -81,6 +81,7 @@ __all__ = [
     "Recipe",
     "augment_chat",
     "choose_thresholds",
+    "dataset_from_rows",
     "evaluate_fold",
     "fit",
     "load_dataset",
@@ -246,6 +247,12 @@ def load_dataset(
     rows = _read_rows(names, folder)
     if augment:
         rows += augment_chat(rows)
+    return dataset_from_rows(rows)
+
+
+def dataset_from_rows(rows: Sequence[dict[str, Any]]) -> Dataset:
+    """Featurize ``rows`` (dicts with ``text``, ``label``, ``source`` and ``corpus``)."""
+    rows = list(rows)
     feats = [_model.featurize(_model.text_views(r["text"]), r["source"]) for r in rows]
     return Dataset(
         rows,

@@ -35,6 +35,7 @@ Design:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import json
 import sys
@@ -310,13 +311,18 @@ def _row_key(r: dict[str, Any]) -> tuple[str, str, str, bool]:
     return (r["corpus"], r["source"], r["text"], bool(r.get("augmented")))
 
 
-def ngram_out_of_fold(rows: Sequence[dict[str, Any]]) -> npt.NDArray[np.float64]:
+def ngram_out_of_fold(
+    rows: Sequence[dict[str, Any]], *, retrained: bool = False
+) -> npt.NDArray[np.float64]:
     """The n-gram model's P(attack) of every row, out of fold.
 
-    Rows of the corpora the shipped n-gram model trained on (the fifth recipe) get
-    leave-one-corpus-out probabilities (``train_screen.inner_out_of_fold``); the shipped model
-    never saw the other rows, so its own probability is out of fold for them.
+    With ``retrained`` (the n-gram model is trained on ``rows``, ``--ngram-out``) every row gets
+    its leave-one-corpus-out probability (``train_screen.inner_out_of_fold``). Otherwise rows of
+    the corpora the shipped n-gram model trained on (the fifth recipe) get those, and the other
+    rows the shipped model's own probability (it never saw them).
     """
+    if retrained:
+        return ts.inner_out_of_fold(ts.dataset_from_rows(rows))
     recipe = ts.RECIPES[0]
     data = ts.load_dataset(recipe.corpora, augment=recipe.augment)
     oof = ts.inner_out_of_fold(data)
@@ -368,12 +374,23 @@ def oof_thresholds(
     return ts.lowest_threshold(p[benign & ~external]), ts.lowest_threshold(p[benign & external])
 
 
-def rethreshold(path: Path, floor: tuple[float, float] = (0.0, 0.0)) -> tuple[float, float]:
-    """Set the thresholds of the weights at ``path`` by the LoCoMo guard, never below
-    ``floor`` (the out-of-fold thresholds, when they were computed); returns them."""
-    ensemble = _ensemble.Ensemble(
-        poisoning.screen_model(), _transformer.TransformerScreen(_transformer.base_dir(), path)
+def ensemble_of(weights: Path, ngram: _model.ScreenModel | None = None) -> _ensemble.Ensemble:
+    """The ensemble of the transformer ``weights`` and ``ngram`` (default: the shipped one)."""
+    return _ensemble.Ensemble(
+        ngram or poisoning.screen_model(),
+        _transformer.TransformerScreen(_transformer.base_dir(), weights),
     )
+
+
+def rethreshold(
+    path: Path,
+    floor: tuple[float, float] = (0.0, 0.0),
+    ngram: _model.ScreenModel | None = None,
+) -> tuple[float, float]:
+    """Set the thresholds of the weights at ``path`` by the LoCoMo guard, never below
+    ``floor`` (the out-of-fold thresholds, when they were computed), for the ensemble with
+    ``ngram`` (default: the shipped n-gram model); returns them."""
+    ensemble = ensemble_of(path, ngram)
     guard = guard_thresholds(ensemble, guard_texts(list(ts.locomo_turns(ts.LOCOMO))))
     with np.load(path) as data:
         tensors = {k: data[k] for k in data.files}
@@ -387,11 +404,15 @@ def rethreshold(path: Path, floor: tuple[float, float] = (0.0, 0.0)) -> tuple[fl
     return thresholds
 
 
-def score_fold(weights: Path, rows: Sequence[dict[str, Any]], name: str) -> str:
-    """Rates of the whole screen (rules, veto, ensemble with ``weights``) on held-out ``rows``."""
-    fold = _ensemble.Ensemble(
-        poisoning.screen_model(), _transformer.TransformerScreen(_transformer.base_dir(), weights)
-    )
+def score_fold(
+    weights: Path,
+    rows: Sequence[dict[str, Any]],
+    name: str,
+    ngram: _model.ScreenModel | None = None,
+) -> str:
+    """Rates of the whole screen (rules, veto, ensemble of ``weights`` and ``ngram``, default
+    the shipped n-gram model) on held-out ``rows``."""
+    fold = ensemble_of(weights, ngram)
     shipped = poisoning.screen_ensemble
     # poisoning.screen asks screen_ensemble() for its opinion: the fold's, for this scoring only
     poisoning.screen_ensemble = lambda: fold  # type: ignore[assignment]
@@ -408,11 +429,57 @@ def score_fold(weights: Path, rows: Sequence[dict[str, Any]], name: str) -> str:
     )
 
 
+def half(text: str) -> str:
+    """The study half of a measured blind corpus that ``text`` falls in: ``"A"`` when the SHA-256
+    of its UTF-8 bytes is even, else ``"B"``. A revision's estimate trains with half A and is
+    scored once on half B (``--held-out NAME:B``; ``docs/screen-model.md``).
+
+    >>> half("I prefer window seats"), half("we hiked")
+    ('A', 'B')
+    """
+    return "A" if int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "B"
+
+
+def split_held_out(
+    rows: Sequence[dict[str, Any]], spec: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(training rows, held-out rows) for ``--held-out``: ``NAME`` holds out that corpus,
+    ``NAME:B`` only its half B (:func:`half`; half A stays in training). Held-out rows are the
+    corpus as written, without ``augment_chat`` copies; the copies of held-out rows are dropped.
+
+    >>> rows = [{"corpus": "c", "text": t} for t in ("I prefer window seats", "we hiked")]
+    >>> [len(part) for part in split_held_out(rows, "c:B")]
+    [1, 1]
+    >>> [len(part) for part in split_held_out(rows, "c")], split_held_out(rows, None)[1]
+    ([0, 2], [])
+    """
+    name, _, which = (spec or "").partition(":")
+    if which not in ("", "B"):
+        raise ValueError(f"--held-out wants NAME or NAME:B, not {spec!r}")
+
+    def held(r: dict[str, Any]) -> bool:
+        return bool(name) and r["corpus"] == name and (not which or half(r["text"]) == which)
+
+    train_rows = [r for r in rows if not held(r)]
+    return train_rows, [r for r in rows if held(r) and not r.get("augmented")]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, set the thresholds by the guard, write the weights (and score a held-out fold)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="where to write the weights (.npz)")
-    ap.add_argument("--held-out", default=None, help="train without this corpus and score it")
+    ap.add_argument(
+        "--held-out",
+        default=None,
+        help="train without this corpus (NAME) or its half B (NAME:B) and score it",
+    )
+    ap.add_argument(
+        "--ngram-out",
+        type=Path,
+        default=None,
+        help="also train the n-gram model on the same corpora, write it here and pair it with "
+        "the transformer (default: the shipped n-gram model)",
+    )
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument(
         "--tuned-layers",
@@ -436,24 +503,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.guard_only:
         print(f"ensemble thresholds (user, external): {rethreshold(args.out)}")
         return 0
-    rows = ts._read_rows(CORPORA, ts.FIXTURES)
-    rows += ts.augment_chat(rows)
-    held = [r for r in rows if r["corpus"] == args.held_out and not r.get("augmented")]
-    rows = [r for r in rows if r["corpus"] != args.held_out]
+    held_name = (args.held_out or "").partition(":")[0]
+    names = [*CORPORA, *([held_name] if held_name and held_name not in CORPORA else [])]
+    rows = ts._read_rows(names, ts.FIXTURES)
+    try:
+        rows, held = split_held_out(rows + ts.augment_chat(rows), args.held_out)
+    except ValueError as exc:
+        ap.error(str(exc))
+    ngram = None
+    if args.ngram_out is not None:
+        ngram = train_ngram(rows, args.ngram_out)
     net = Network(frozen=_transformer.LAYERS - args.tuned_layers)
     floor = (0.0, 0.0)
     if not args.no_oof:
         with tempfile.TemporaryDirectory() as tmp:
             p_transformer = transformer_out_of_fold(net, rows, Path(tmp))
-        floor = oof_thresholds(rows, ngram_out_of_fold(rows), p_transformer)
+        p_ngram = ngram_out_of_fold(rows, retrained=ngram is not None)
+        floor = oof_thresholds(rows, p_ngram, p_transformer)
         print(f"out-of-fold floor of the thresholds (user, external): {floor}", flush=True)
     params = train(net, rows, args.epochs)
     save(params, args.out, (1.0, 1.0))
-    thresholds = rethreshold(args.out, floor)
+    thresholds = rethreshold(args.out, floor, ngram)
     print(f"ensemble thresholds (user, external), floor then guard: {thresholds}")
     if held:
-        print(score_fold(args.out, held, args.held_out))
+        print(score_fold(args.out, held, args.held_out, ngram))
     return 0
+
+
+def train_ngram(rows: Sequence[dict[str, Any]], out: Path) -> _model.ScreenModel:
+    """Fit the n-gram model on ``rows`` (``train_screen.train_model``: its own thresholds from
+    leave-one-corpus-out folds, raised by the LoCoMo guard), write it to ``out``, return it."""
+    start = time.time()
+    turns = list(ts.locomo_turns(ts.LOCOMO))
+    model = ts.train_model(ts.dataset_from_rows(rows), turns)
+    kept = _model.save_model(
+        out,
+        model.weights.astype(np.float64),
+        model.bias,
+        threshold_user=model.threshold_user,
+        threshold_external=model.threshold_external,
+    )
+    print(
+        f"n-gram model: {len(rows)} rows, thresholds (user, external) "
+        f"{model.threshold_user}, {model.threshold_external}; {kept} non-zero weights, "
+        f"{time.time() - start:.0f} s -> {out}",
+        flush=True,
+    )
+    return model
 
 
 if __name__ == "__main__":
