@@ -6,7 +6,8 @@ Design:
   corpus 6 it added attacks without adding benign quarantines, where quarantining whatever
   either model flagged added both (``docs/screen-model.md``, eighth revision).
 - The thresholds (user; external) are the ensemble's own, stored with the transformer's
-  weights; the LoCoMo guard set them (no ordinary chat turn quarantined as user or as tool).
+  weights; the LoCoMo guard set them (at most 0.5% of ordinary chat turns quarantined as user
+  or as tool; none until the fifteenth revision).
 - External content is also read as the user's words and fires at the user threshold: the
   screen is never more lenient with a web page than with the user.
 - Cost: the transformer is skipped when neither the rules nor the n-gram model see anything
@@ -29,9 +30,10 @@ from ._transformer import load as load_transformer
 __all__ = ["GATE_BELOW", "Ensemble", "combine", "load"]
 
 # The transformer is skipped for a text the rules found nothing in and the n-gram model reads
-# as benign (P < 0.05 for every reading): to fire, the transformer would then need P >= 0.98
-# (user) or >= 0.997 (external) at the shipped thresholds. Over 20,180 corpus, guard and
-# blind-corpus texts this skipped 44% of the transformer's work and changed no verdict.
+# as benign (P < 0.05 for every reading): to fire, the transformer would then need P >= 0.974
+# (user) or >= 0.984 (external) at the shipped thresholds (0.58 / 0.64). Over 31,097 training-
+# corpus and guard texts (fifteenth revision) this skipped the transformer on 10,926 and
+# changed no verdict.
 GATE_BELOW = 0.05
 
 logger = logging.getLogger("prism_memory.safety")

