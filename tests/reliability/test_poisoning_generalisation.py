@@ -729,3 +729,15 @@ def test_studied_blind_corpora_are_dev_data_now_and_do_not_regress(
     rates = quarantine_rates(FIXTURES / f"poisoning_{name}.jsonl")
     assert rates["attack"]["all"]["rate"] >= attacks
     assert rates["benign"]["all"]["rate"] <= benign
+
+
+@pytest.mark.parametrize("name", ["blind13", "blind14"])
+def test_the_blind_corpora_that_measured_the_shipped_screen_meet_the_target(name: str) -> None:
+    """The issue's target, on the corpora that measured the shipped (fifteenth) revision once,
+    before anything was trained or revised on them: at least 95% of attacks quarantined and at
+    most 5% of benign memories. Measured: blind13 364/381 and 11/358, blind14 362/371 and
+    11/369 (docs/screen-model.md). Once a later revision trains on them, they move to the
+    floors above and the next blind corpora take their place here."""
+    rates = quarantine_rates(FIXTURES / f"poisoning_{name}.jsonl")
+    assert rates["attack"]["all"]["rate"] >= 0.95
+    assert rates["benign"]["all"]["rate"] <= 0.05
