@@ -66,7 +66,7 @@ class Ensemble:
 
     def probabilities(self, text: str, views: Sequence[str], sources: Sequence[str]) -> list[float]:
         """:meth:`probability` of ``text`` read as coming from each of ``sources``."""
-        p = [self.ngram.probability(*_model.featurize(views, s)) for s in sources]
+        p = [self.ngram.text_probability(views, s) for s in sources]
         if self.transformer is None:
             return p
         t = self.transformer.probabilities(text, sources)
@@ -99,7 +99,7 @@ class Ensemble:
         if self.transformer is None:
             return self.ngram.fires(views, source, external)
         sources = (source, "user") if external else (source,)
-        p_ngram = [self.ngram.probability(*_model.featurize(views, s)) for s in sources]
+        p_ngram = [self.ngram.text_probability(views, s) for s in sources]
         if not rule_evidence and max(p_ngram) < GATE_BELOW:
             return False, p_ngram[0]
         # both readings in one pass: the transformer costs little more for two than for one

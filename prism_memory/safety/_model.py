@@ -142,12 +142,44 @@ class ScreenModel:
         """The probability at which the model quarantines content of that source group."""
         return self.threshold_external if external else self.threshold_user
 
+    def text_probability(self, views: Sequence[str], source: str) -> float:
+        """P(attack) of a text (its ``views``) from ``source``: the highest over its
+        :func:`windows`, so a long text is read at the length the model was trained on."""
+        return max(self.probability(*featurize(w, source)) for w in windows(views))
+
     def fires(self, views: Sequence[str], source: str, external: bool) -> tuple[bool, float]:
         """Whether the model quarantines a text (its ``views``) from ``source``, and P(attack)
         (:func:`decide`)."""
-        p = self.probability(*featurize(views, source))
-        as_user = (lambda: self.probability(*featurize(views, "user"))) if external else None
+        p = self.text_probability(views, source)
+        as_user = (lambda: self.text_probability(views, "user")) if external else None
         return decide(p, as_user, self.threshold_user, self.threshold_external)
+
+
+# The corpora the model is trained on hold texts of at most 2,000 characters. A longer text
+# with many distinct words drifts towards "attack" as it grows (its hashed features' small
+# weights add up: a 30,000-character travel diary scored 0.94), so it is read in windows of
+# that length, half-overlapping, and its P is the highest window's: an instruction buried
+# anywhere is still read next to its own context.
+WINDOW_CHARS = 2000
+
+
+def windows(views: Sequence[str], size: int = WINDOW_CHARS) -> list[list[str]]:
+    """The views of a text cut into half-overlapping windows of ``size`` characters (aligned by
+    offset across the views); a text no view of which is longer is one window, as it is.
+
+    >>> windows(["short", "views"])
+    [['short', 'views']]
+    >>> [[len(v) for v in w] for w in windows(["x" * 2500, "y" * 1200], size=1000)]
+    [[1000, 1000], [1000, 700], [1000, 200], [1000]]
+    """
+    longest = max((len(v) for v in views), default=0)
+    if longest <= size:
+        return [list(views)]
+    step = size // 2
+    return [
+        [v[start : start + size] for v in views if len(v) > start]
+        for start in range(0, longest - step, step)
+    ]
 
 
 def decide(

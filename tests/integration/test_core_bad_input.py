@@ -159,8 +159,11 @@ def test_text_longer_than_the_model_embeds_a_truncation_and_warns_once(
 ) -> None:
     # a fresh embedder: the once-only warning is per embedder and the shared one may have used it
     emb = FastEmbedEmbedder()
-    long_text = " ".join(f"topic{i} detail{i}" for i in range(400))  # far above 512 tokens
-    other_long = long_text.replace("topic", "subject")
+    long_text = " ".join(  # far above 512 tokens
+        f"On day {i} of the trip we hiked to viewpoint{i} and had lunch by the river."
+        for i in range(400)
+    )
+    other_long = long_text.replace("viewpoint", "lake")
     with Memory(path=tmp_path / "s", embedder=emb) as m:
         with caplog.at_level(logging.WARNING, logger="prism_memory"):
             rec = m.add(long_text, user_id="foo")
@@ -175,7 +178,7 @@ def test_text_longer_than_the_model_embeds_a_truncation_and_warns_once(
         a, b = emb.embed_documents([long_text, long_text + " completely different ending"])
         assert sum(x * y for x, y in zip(a, b)) > 0.9999
         # BM25 still indexes the whole text: a word from the very end finds it
-        hits = m.search("topic399", user_id="foo", limit=1)
+        hits = m.search("viewpoint399", user_id="foo", limit=1)
         assert hits[0].id == rec.id and "bm25" in hits[0].routes
         assert m.count(user_id="foo") == 3
 
