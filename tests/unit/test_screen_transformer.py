@@ -156,7 +156,9 @@ class _FakeTransformer:
 
 
 def _ensemble_with_fake(p_ngram: float) -> _ensemble.Ensemble:
-    ngram: Any = SimpleNamespace(probability=lambda idx, val: p_ngram)
+    ngram: Any = SimpleNamespace(
+        probability=lambda idx, val: p_ngram, text_probability=lambda views, source: p_ngram
+    )
     return _ensemble.Ensemble(ngram, _FakeTransformer())  # type: ignore[arg-type]
 
 
@@ -235,14 +237,18 @@ def test_the_transformer_is_skipped_only_when_nothing_looks_suspicious() -> None
             asked.append(text)
             return super().probabilities(text, sources)
 
-    quiet: Any = SimpleNamespace(probability=lambda idx, val: 0.01)
+    quiet: Any = SimpleNamespace(
+        probability=lambda idx, val: 0.01, text_probability=lambda views, source: 0.01
+    )
     ens = _ensemble.Ensemble(quiet, Counting())  # type: ignore[arg-type]
     views = ["We went hiking"]
     assert ens.fires(views[0], views, "user", False, rule_evidence=False) == (False, 0.01)
     assert asked == []  # the n-gram model is sure and the rules found nothing
     fired, _ = ens.fires(views[0], views, "user", False, rule_evidence=True)
     assert asked == ["We went hiking"] and fired is False  # combine(0.01, 0.95) < 0.9
-    unsure: Any = SimpleNamespace(probability=lambda idx, val: 0.2)
+    unsure: Any = SimpleNamespace(
+        probability=lambda idx, val: 0.2, text_probability=lambda views, source: 0.2
+    )
     ens = _ensemble.Ensemble(unsure, Counting())  # type: ignore[arg-type]
     ens.fires(views[0], views, "tool", True, rule_evidence=False)
     assert len(asked) == 2  # the n-gram model is not sure: the transformer is asked
