@@ -510,7 +510,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--held-out",
         default=None,
-        help="train without this corpus (NAME) or its half B (NAME:B) and score it",
+        help="train without this corpus (NAME) or its half B (NAME:B) and score it; with "
+        "--ngram-out, or the shipped n-gram model (which may have seen it) scores it too",
     )
     ap.add_argument(
         "--ngram-out",
