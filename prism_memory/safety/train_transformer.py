@@ -330,18 +330,6 @@ def guard_variants(turn: str, i: int) -> list[str]:
     return list(dict.fromkeys(v for v in variants if v.strip()))
 
 
-def guard_texts(turns: Sequence[str]) -> list[str]:
-    """Every :func:`guard_variants` text of ``turns``, in order (the guard's ordinary texts).
-
-    >>> guard_texts(["We went to the lake"])[:3]
-    ['We went to the lake', 'We', 'We went']
-    """
-    out: list[str] = []
-    for i, turn in enumerate(turns):
-        out.extend(guard_variants(turn, i))
-    return out
-
-
 def _model_views(text: str) -> list[str]:
     return poisoning.rule_assessment(text, "user")[1]
 

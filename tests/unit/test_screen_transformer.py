@@ -222,7 +222,7 @@ def test_the_guard_reads_records_as_the_langgraph_store_writes_them() -> None:
     from langchain_prism.store import index_text
 
     turn = "Caroline: I went to the support group yesterday."
-    texts = tt.guard_texts([turn])
+    texts = tt.guard_variants(turn, 0)
     assert texts[0] == turn and "Caroline:" in texts  # the turn, then its fragments
     assert index_text({"text": turn, "turn": 0}, None) in texts
     assert json.dumps({"text": turn, "turn": 0}) in texts
