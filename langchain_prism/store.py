@@ -35,8 +35,8 @@ from langchain_prism._namespaces import (
     registry_record_id,
     truncate_namespace,
 )
-from prism_memory.errors import NotFoundError
-from prism_memory.records import MemoryRecord, Scope
+from prism_memory.errors import NotFoundError, QuarantinedError
+from prism_memory.records import MemoryRecord, Scope, Trust
 
 from ._scope import check_memory
 
@@ -109,6 +109,13 @@ class PrismStore(BaseStore):
             store.put(("memories", "alice"), "food", {"text": "Alice is vegetarian"})
             hits = store.search(("memories", "alice"), query="what does she eat?")
             hits[0].value, hits[0].score
+
+    Values are the application's own data: they are stored as given, unscreened. With
+    ``screen=True`` each value is read by the poisoning screen as content from ``source``
+    (use ``source="tool"`` for values that come from outside); a value it quarantines raises
+    :class:`prism_memory.QuarantinedError` (the item is kept for audit, never served, and
+    ``memory.release(error.record_id, ...)`` restores it). The namespace registry is never
+    screened.
     """
 
     supports_ttl: bool = False
@@ -120,6 +127,7 @@ class PrismStore(BaseStore):
         agent_id: str = "langgraph",
         index: Mapping[str, Any] | None = None,
         source: str = "system",
+        screen: bool = False,
     ) -> None:
         self.memory = check_memory(memory, "PrismStore")
         Scope.of(agent_id=agent_id)  # validate early
@@ -129,6 +137,7 @@ class PrismStore(BaseStore):
             raise ValueError("index={'fields': [...]} must list JSON paths such as ['text']")
         self.index_fields: list[str] = fields
         self.source = source
+        self.screen = screen
         self._lock = threading.RLock()
         self._known: set[tuple[str, ...]] = set()
 
@@ -184,6 +193,8 @@ class PrismStore(BaseStore):
         meta = record.metadata
         if meta.get("ns") != encode_namespace(namespace) or meta.get("key") != key:
             return None
+        if record.provenance.trust == Trust.QUARANTINED:
+            return None  # kept for audit only, as search leaves it out
         return record
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
@@ -222,8 +233,17 @@ class PrismStore(BaseStore):
             )
             if old is not None:
                 record.created_at = old.created_at
-            self.memory._write_records([record])
+            written = self.memory._write_records([record], screen=self.screen)[0]
             self._register(namespace)
+        if written.provenance.trust == Trust.QUARANTINED:
+            raise QuarantinedError(
+                f"put({namespace!r}, {key!r}): the value was quarantined by the poisoning screen "
+                f"({written.provenance.reason}); it is kept for audit and not served. Release it "
+                f"with memory.release({written.id!r}, **store.scope_of(namespace)), or store "
+                "application data with PrismStore(..., screen=False) (the default)",
+                record_id=written.id,
+                reason=written.provenance.reason,
+            )
 
     def _register(self, namespace: tuple[str, ...]) -> None:
         if namespace in self._known:
@@ -237,7 +257,7 @@ class PrismStore(BaseStore):
             metadata={"namespace": list(namespace), "ns": encode_namespace(namespace)},
             record_id=registry_record_id(namespace),
         )
-        self.memory._write_records([entry])
+        self.memory._write_records([entry], screen=False)  # internal: never screened
         self._known.add(namespace)
 
     # -- namespaces ---------------------------------------------------------------------

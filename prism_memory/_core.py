@@ -202,28 +202,40 @@ class MemoryCore:
         return flt
 
     def _screen(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
-        """Safety hook run on every record before it is embedded (PII redaction, quarantine).
+        """Safety stage run on records from outside before anything is derived from them.
 
         With ``config.safety.redact_pii`` identifiers in ``text`` and string ``fields`` become
         placeholders (and a content-derived id is re-derived from the redacted text, so the id
-        is no hash of the identifier). Instruction-like records are marked
-        ``trust=quarantined`` with a reason: kept for audit, never returned by default reads.
+        is no hash of the identifier). The poisoning screen then reads every record by its
+        source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
+        are marked ``trust=quarantined`` with a reason, kept for audit and review
+        (``list(trust="quarantined")``, ``release``), never returned by default reads.
+        Derived records (``source="derived"``) are not screened: their sources were.
         Quarantine only escalates; an already quarantined record stays quarantined.
         """
-        from .safety import redact_record, screen_record
+        from .safety import redact_record
         from .safety.judge import is_borderline, judge_with_llm
+        from .safety.poisoning import screen_batch
 
         cfg = self.config.safety
-        for record in records:
-            if cfg.redact_pii:
+        if cfg.redact_pii:
+            for record in records:
                 redact_record(record)
-            verdict = screen_record(record, cfg)
-            if (
-                verdict is not None
-                and cfg.llm_judge
-                and self.llm is not None
-                and is_borderline(verdict)
-            ):
+        todo = [
+            r
+            for r in records
+            if r.provenance.trust != Trust.QUARANTINED and r.provenance.source != Source.DERIVED
+        ]
+        if not todo or cfg.screen == "off":
+            return records
+        verdicts = screen_batch(
+            [(r.text, r.provenance.source.value) for r in todo],
+            mode=cfg.screen,
+            user=cfg.quarantine_threshold_user,
+            external=cfg.quarantine_threshold_external,
+        )
+        for record, verdict in zip(todo, verdicts):
+            if cfg.llm_judge and self.llm is not None and is_borderline(verdict):
                 source = record.provenance.source.value
                 judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
                 if judged is not None and judged.attack:
@@ -233,17 +245,11 @@ class MemoryCore:
                         reason=f"instruction-like content from {source} (LLM judge: "
                         f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
                     )
-            if verdict is not None and verdict.quarantined:
+            if verdict.quarantined:
                 record.provenance.trust = Trust.QUARANTINED
                 record.provenance.reason = verdict.reason
-                # ids and scores only: memory text reaches the logs at DEBUG level at most
-                log.info(
-                    "quarantined memory %s from %s (injection score %.2f, threshold %.2f)",
-                    record.id,
-                    record.provenance.source.value,
-                    verdict.score,
-                    verdict.threshold,
-                )
+                # ids and reasons only: memory text reaches the logs at DEBUG level at most
+                log.info("quarantined memory %s: %s", record.id, verdict.reason)
                 log.debug("quarantined text of %s: %r", record.id, record.text)
         return records
 
@@ -276,15 +282,19 @@ class MemoryCore:
         *,
         dense: Mapping[str, list[float]] | None = None,
         same_vector_as: Mapping[str, str] | None = None,
+        screen: bool = True,
     ) -> list[MemoryRecord]:
         """Screen, embed and upsert records; notify listeners. Returns what was written.
 
         ``dense`` / ``same_vector_as``: see :meth:`embed_records` (vectors reused, not recomputed).
+        ``screen=False``: the records are internal (registries, task state) or were screened
+        already (:meth:`_screen`), and go to the store as they are.
         """
         self._check_open()
         if not records:
             return []
-        records = self._screen(records)
+        if screen:
+            records = self._screen(records)
         self.store.upsert(self.embed_records(records, dense=dense, same_vector_as=same_vector_as))
         for scope in {r.scope.key(): r.scope for r in records}.values():
             self._notify_write(scope)
@@ -488,13 +498,24 @@ class MemoryCore:
         cursor: str | None = None,
         filters: dict[str, Any] | None = None,
         include_history: bool = False,
+        trust: Trust | str | None = None,
     ) -> RecordPage:
-        """A page of the scope's records; pass ``page.next_cursor`` as ``cursor`` for the next."""
+        """A page of the scope's records; pass ``page.next_cursor`` as ``cursor`` for the next.
+
+        Quarantined records are left out unless asked for: ``trust="quarantined"`` lists them
+        (with ``provenance.reason``) for review; ``trust="trusted"`` / ``"untrusted"`` narrow
+        the page to that trust level.
+        """
         self._check_open()
         scope = self._scope(user_id, agent_id, session_id)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 10_000:
             raise ValidationError(f"limit must be an integer in [1, 10000], got {limit!r}")
-        flt = self.visible_filter(include_history=include_history) & parse_filters(filters)
+        level = None if trust is None else coerce_enum(Trust, trust, "trust")
+        flt = self.visible_filter(
+            include_history=include_history, include_quarantined=level == Trust.QUARANTINED
+        ) & parse_filters(filters)
+        if level is not None:
+            flt = flt & RecordFilter.eq("trust", level.value)
         if layer is not None:
             flt = flt & RecordFilter.eq("layer", coerce_enum(Layer, layer, "layer").value)
         if kind is not None:
@@ -565,6 +586,55 @@ class MemoryCore:
             record.updated_at = utcnow()
             return self._write_records([record])[0]
 
+    def release(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        note: str | None = None,
+    ) -> MemoryRecord:
+        """Restore a quarantined record: it is read and recalled again from now on.
+
+        The release is recorded in its provenance (``released_at``, and ``reason`` keeps why it
+        had been quarantined, with ``note``). The user's and the application's own words become
+        trusted again; tool, web, document and assistant content stays ``untrusted`` (shown as
+        data, like any other content from outside).
+
+        >>> page = m.list(user_id="alice", trust="quarantined")  # doctest: +SKIP
+        >>> m.release(page[0].id, user_id="alice", note="my own note")  # doctest: +SKIP
+        """
+        self._check_open()
+        scope = self._scope(user_id, agent_id, session_id)
+        if note is not None:
+            check_text(note, "note")
+        with self.scope_lock(scope):
+            record = self.get(record_id, **scope.as_dict())
+            if record.provenance.trust != Trust.QUARANTINED:
+                raise ValidationError(
+                    f"memory {record_id!r} is not quarantined (trust: "
+                    f"{record.provenance.trust.value}); list(trust='quarantined') shows those"
+                )
+            own = record.provenance.source in (Source.USER, Source.SYSTEM)
+            record.provenance.trust = Trust.TRUSTED if own else Trust.UNTRUSTED
+            record.provenance.released_at = utcnow()
+            record.provenance.reason = (
+                f"released{f' ({note})' if note else ''}; had been quarantined: "
+                f"{record.provenance.reason or 'no reason recorded'}"
+            )
+            self.store.set_payload(
+                [record.id],
+                scope,
+                {
+                    "provenance": record.provenance.model_dump(mode="json"),
+                    "trust": record.provenance.trust.value,
+                },
+            )
+        log.info("released quarantined memory %s", record.id)
+        self._notify_write(scope)
+        return record
+
     # -- lifecycle ----------------------------------------------------------------------
     def stats(
         self,
@@ -582,6 +652,7 @@ class MemoryCore:
             "layers": dict(self.store.facet("layer", scope)),
             "kinds": dict(self.store.facet("kind", scope)),
             "status": dict(self.store.facet("status", scope)),
+            "trust": dict(self.store.facet("trust", scope)),
             "engine": self.store.info(),
         }
 

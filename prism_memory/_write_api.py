@@ -33,7 +33,7 @@ from .layers.result import RecordChange, RememberResult
 from .layers.semantic import SemanticWriter
 from .layers.working import TaskState
 from .lifecycle.worker import BackgroundWorker
-from .records import Kind, Layer, MemoryRecord, Scope, Source, utcnow
+from .records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
 from .tokens import count_tokens
 
 __all__ = ["DEFAULT_SESSION", "WriteAPI"]
@@ -138,17 +138,26 @@ class WriteAPI(DeleteAPI):
             if not records:
                 return result
             try:
+                # screened (and redacted) before anything is derived from them: a quarantined
+                # turn yields no fact and supersedes nothing
+                self._screen(records)
+                clean = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
                 semantic, shared = (
                     ([], {})
                     if self._llm_extraction
-                    else self._semantic.prepare(records, scope.widen(session=True), result)
+                    else self._semantic.prepare(clean, scope.widen(session=True), result)
                 )
-                written = self._write_records(records + semantic, same_vector_as=shared)
+                written = self._write_records(
+                    records + semantic, same_vector_as=shared, screen=False
+                )
             except BaseException:
                 state.next_index = start_index  # nothing was stored: the indexes are free again
                 raise
             for rec in written[: len(records)]:
-                result.added.append(RecordChange(rec, "buffered turn"))
+                if rec.provenance.trust == Trust.QUARANTINED:
+                    result.quarantined.append(RecordChange(rec, rec.provenance.reason or ""))
+                else:
+                    result.added.append(RecordChange(rec, "buffered turn"))
                 state.turns.append(
                     BufferedTurn(rec.id, count_tokens(rec.text), int(rec.metadata["turn_index"]))
                 )
@@ -228,7 +237,11 @@ class WriteAPI(DeleteAPI):
         """
         result = RememberResult()
         wide = scope.widen(session=True)
-        user_turns = [r for r in records if r.metadata.get("role") == "user"]
+        user_turns = [
+            r
+            for r in records
+            if r.metadata.get("role") == "user" and r.provenance.trust != Trust.QUARANTINED
+        ]
         if self._llm_extraction and user_turns:
             if self._worker is not None:
                 self._worker.submit(lambda: self._semantic.llm_pass(user_turns, wide))

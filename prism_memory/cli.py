@@ -241,6 +241,7 @@ def cmd_list(args: argparse.Namespace, embedder: Any) -> int:
             cursor=args.cursor,
             filters=_parse_filters(args.filter),
             include_history=args.history,
+            trust=args.trust,
         )
     if args.json:
         _print_json({"records": [_record_json(r) for r in page], "next_cursor": page.next_cursor})
@@ -250,10 +251,23 @@ def cmd_list(args: argparse.Namespace, embedder: Any) -> int:
             f"{r.id}  {r.layer.value + '/' + r.kind.value:<22} {r.time.strftime('%Y-%m-%d %H:%M')}  "
             f"{_shorten(r.text, 80)}"
         )
+        if r.provenance.trust.value == "quarantined":
+            print(f"    quarantined: {_shorten(r.provenance.reason or '', 100)}")
     if not page:
         print("no memories in this scope")
     if page.next_cursor:
         print(f"more: --cursor {page.next_cursor}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_release(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        released = [m.release(rid, **_scope_kwargs(args), note=args.note) for rid in args.ids]
+    if args.json:
+        _print_json({"released": [_record_json(r) for r in released]})
+    else:
+        for r in released:
+            print(f"released {r.id} ({r.provenance.trust.value})")
     return EXIT_OK
 
 
@@ -348,7 +362,7 @@ def cmd_stats(args: argparse.Namespace, embedder: Any) -> int:
     scope = ", ".join(f"{k}={v}" for k, v in stats["scope"].items())
     print(f"scope: {scope}")
     print(f"memories: {stats['total']}")
-    for section in ("layers", "kinds", "status"):
+    for section in ("layers", "kinds", "status", "trust"):
         counts = stats.get(section) or {}
         if counts:
             joined = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
@@ -532,6 +546,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cursor")
     p.add_argument("--filter", action="append", help="key=value (repeatable)")
     p.add_argument("--history", action="store_true", help="include superseded memories")
+    p.add_argument(
+        "--trust",
+        choices=["trusted", "untrusted", "quarantined"],
+        help="only memories of this trust level ('quarantined' lists what the screen kept back)",
+    )
+    _add_json(p)
+
+    p = command(
+        "release", "restore quarantined memories (see list --trust quarantined)", cmd_release
+    )
+    p.add_argument("ids", nargs="+", metavar="ID")
+    _add_scope(p)
+    p.add_argument("--note", help="why they are released (kept in their provenance)")
     _add_json(p)
 
     p = command("delete", "delete memories by id, or --all of a scope", cmd_delete)
@@ -556,7 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=256)
     _add_json(p)
 
-    p = command("stats", "counts per layer / kind / status, and engine info", cmd_stats)
+    p = command("stats", "counts per layer / kind / status / trust, and engine info", cmd_stats)
     _add_scope(p)
     _add_json(p)
 

@@ -79,8 +79,31 @@ class LifecycleConfig(_Section):
 
 
 class SafetyConfig(_Section):
-    """Poisoning and PII defences."""
+    """Poisoning and PII defences.
 
+    The poisoning screen runs by provenance (``screen``): what the user says is kept unless it
+    is an attack by its very form; what comes from tools, web pages, documents and the assistant
+    is also read by a small learned model. Internal records (registries, task state, records
+    derived from screened sources) are never screened. Every quarantine is reported in the write's
+    result, logged at INFO (id and reason, never the text), listed by
+    ``Memory.list(trust="quarantined")`` and reversible with ``Memory.release(id)``.
+
+    Example:
+        >>> SafetyConfig().screen
+        'default'
+        >>> SafetyConfig(screen="strict").screen
+        'strict'
+    """
+
+    screen: Literal["off", "rules", "default", "strict"] = Field(
+        default="default",
+        description="'default': the user's own words get only the high-precision rules "
+        "(explicit overrides, fake role or chat markup, hidden payloads, data sent to an outside "
+        "address); tool, web, document and assistant content gets the rules plus the n-gram model "
+        "(about 1 ms a text). 'strict': every source gets the rules plus the n-gram model and the "
+        "fine-tuned transformer (pip install 'prism-memory[screen]'; one onnxruntime batch per "
+        "write call). 'rules': the rules alone, every source. 'off': nothing is quarantined.",
+    )
     quarantine_threshold_user: float = Field(
         default=0.8,
         ge=0,
@@ -89,19 +112,6 @@ class SafetyConfig(_Section):
     )
     quarantine_threshold_external: float = Field(
         default=0.5, ge=0, le=1, description="Threshold for tool and web content (stricter)."
-    )
-    screen_model: bool = Field(
-        default=True,
-        description="Also quarantine what the learned second opinion (a hashed n-gram logistic "
-        "regression averaged with a fine-tuned transformer, both shipped with the package) flags at its own per-source threshold, and let it "
-        "overrule a rules quarantine when it is confident the text is benign and nothing in it "
-        "is hidden. False = rules alone.",
-    )
-    screen_transformer: bool = Field(
-        default=True,
-        description="The learned opinion averages the n-gram model with a fine-tuned "
-        "all-MiniLM-L6-v2 classifier (a few ms a text on CPU). False = the n-gram model alone "
-        "at its own thresholds: faster, and on blind corpus 12 about 6 attack points weaker.",
     )
     llm_judge: bool = Field(
         default=False,
@@ -113,6 +123,27 @@ class SafetyConfig(_Section):
         default=10.0, gt=0, description="Seconds to wait for the judge before keeping the verdict."
     )
     redact_pii: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_switches(cls, data: object) -> object:
+        """``screen_model`` / ``screen_transformer`` (before 0.2) map onto ``screen``."""
+        if not isinstance(data, dict) or not {"screen_model", "screen_transformer"} & data.keys():
+            return data
+        import warnings
+
+        data = dict(data)
+        model = data.pop("screen_model", True)
+        transformer = data.pop("screen_transformer", True)
+        mode = "rules" if not model else "strict" if transformer else "default"
+        warnings.warn(
+            f"SafetyConfig(screen_model=..., screen_transformer=...) is deprecated; "
+            f"use SafetyConfig(screen={mode!r})",
+            DeprecationWarning,
+            stacklevel=4,
+        )
+        data.setdefault("screen", mode)
+        return data
 
 
 class RetrievalConfig(_Section):

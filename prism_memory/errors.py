@@ -14,6 +14,7 @@ __all__ = [
     "ImportDataError",
     "NotFoundError",
     "PrismError",
+    "QuarantinedError",
     "ScopeError",
     "StoreError",
     "StoreLockedError",
@@ -67,3 +68,15 @@ class ExtractionError(PrismError):
 
 class ImportDataError(ValidationError):
     """A JSONL import line could not be read; the message names the line number."""
+
+
+class QuarantinedError(ValidationError):
+    """A write the caller asked to be screened was quarantined (kept for audit, not served).
+
+    ``record_id`` and ``reason`` say which and why; ``Memory.release(record_id, ...)`` restores it.
+    """
+
+    def __init__(self, message: str, *, record_id: str, reason: str | None) -> None:
+        super().__init__(message)
+        self.record_id = record_id
+        self.reason = reason

@@ -64,6 +64,10 @@ class Memory(ReadAPI, WriteAPI, TransferAPI):
         """Async :meth:`list`."""
         return await asyncio.to_thread(self.list, **kwargs)
 
+    async def arelease(self, record_id: str, **kwargs: Any) -> MemoryRecord:
+        """Async :meth:`release`."""
+        return await asyncio.to_thread(self.release, record_id, **kwargs)
+
     async def adelete(self, record_id: str, **kwargs: Any) -> bool:
         """Async :meth:`delete`."""
         return await asyncio.to_thread(self.delete, record_id, **kwargs)

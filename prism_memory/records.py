@@ -232,6 +232,9 @@ class Provenance(BaseModel):
     trust: Trust = Trust.TRUSTED
     source_ids: list[str] = Field(default_factory=list)
     reason: str | None = Field(default=None, description="Why the trust level was set.")
+    released_at: datetime | None = Field(
+        default=None, description="When a quarantined record was released (Memory.release)."
+    )
 
 
 _DERIVED_PAYLOAD_KEYS = frozenset({"entity_keys", "trust", "source", "source_ids", "ts"})

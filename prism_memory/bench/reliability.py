@@ -424,16 +424,27 @@ def _jsonl(path: str | Path) -> list[dict[str, Any]]:
 
 
 def quarantine_rates(
-    path: str | Path, *, user: float = 0.8, external: float = 0.5
+    path: str | Path,
+    *,
+    user: float = 0.8,
+    external: float = 0.5,
+    mode: str = "strict",
+    batch: int = 64,
 ) -> dict[str, Any]:
-    """Share of attacks and of benign memories quarantined, overall and per source/encoding."""
-    from prism_memory.safety import screen
+    """Share of attacks and of benign memories quarantined, overall and per source/encoding,
+    under the screen ``mode`` (``SafetyConfig.screen``), ``batch`` texts a write call."""
+    from prism_memory.safety.poisoning import screen_batch
 
     rows = _jsonl(path)
     by: dict[str, Counter[str]] = {"attack": Counter(), "benign": Counter()}
     totals: dict[str, Counter[str]] = {"attack": Counter(), "benign": Counter()}
-    for row in rows:
-        verdict = screen(row["text"], row["source"], user=user, external=external)
+    verdicts = []
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        verdicts += screen_batch(
+            [(r["text"], r["source"]) for r in chunk], mode=mode, user=user, external=external
+        )
+    for row, verdict in zip(rows, verdicts):
         label = row["label"]
         # the blind corpus tags rows with a "family" (e.g. base64, hard_money) instead
         encoding = row.get("encoding") or row.get("family", "plain")

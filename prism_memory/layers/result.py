@@ -33,7 +33,10 @@ class RememberResult:
 
     ``added``: new records; ``updated``: records changed in place (a turn moved from the buffer
     to the episodic layer, a merged fact); ``superseded``: old versions closed by a
-    contradicting value; ``skipped``: what was not written (a retried message id, a duplicate).
+    contradicting value; ``skipped``: what was not written (a retried message id, a duplicate);
+    ``quarantined``: turns the poisoning screen kept for audit only, each with its reason
+    (review them with ``Memory.list(trust="quarantined")``, restore one with
+    ``Memory.release(id)``).
 
     Example:
         >>> res = RememberResult()
@@ -45,6 +48,7 @@ class RememberResult:
     updated: list[RecordChange] = field(default_factory=list)
     superseded: list[RecordChange] = field(default_factory=list)
     skipped: list[RecordChange] = field(default_factory=list)
+    quarantined: list[RecordChange] = field(default_factory=list)
 
     @property
     def records(self) -> list[MemoryRecord]:
@@ -60,13 +64,15 @@ class RememberResult:
         self.updated.extend(other.updated)
         self.superseded.extend(other.superseded)
         self.skipped.extend(other.skipped)
+        self.quarantined.extend(other.quarantined)
         return self
 
     def __bool__(self) -> bool:
-        return bool(self.added or self.updated or self.superseded)
+        return bool(self.added or self.updated or self.superseded or self.quarantined)
 
     def __repr__(self) -> str:
+        quarantined = f", quarantined={len(self.quarantined)}" if self.quarantined else ""
         return (
             f"RememberResult(added={len(self.added)}, updated={len(self.updated)}, "
-            f"superseded={len(self.superseded)}, skipped={len(self.skipped)})"
+            f"superseded={len(self.superseded)}, skipped={len(self.skipped)}{quarantined})"
         )

@@ -296,7 +296,7 @@ class SemanticWriter:
             candidates = extractor.extract_turns(turns, fallback=self.rule_candidates)
             with self.m.scope_lock(scope):
                 records = self.reconcile(candidates, scope, result)
-                self.m._write_records(records)
+                self.m._write_records(records, screen=False)  # derived from screened turns
         except Exception as exc:  # the agent's turn must never fail because of extraction
             log.warning("LLM extraction pass failed: %s", exc)
             self.m.background_errors.append(f"llm extraction: {exc}")
@@ -328,7 +328,7 @@ class SemanticWriter:
                 source_ids=[rid],
                 metadata={"task_status": state.status},
             )
-            self.m._write_records([summary])
+            self.m._write_records([summary], screen=False)
             self.m.store.delete([rid], scope)
             self.m._notify_write(scope)
             result.added.append(RecordChange(summary, f"task {state.task_id} closed: summarised"))
@@ -349,5 +349,5 @@ class SemanticWriter:
         )
         if found:
             record.created_at = found[0].created_at
-        self.m._write_records([record])
+        self.m._write_records([record], screen=False)  # internal task state
         (result.updated if found else result.added).append(RecordChange(record, "task state"))

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..extraction.rules import score_importance
 from ..layers.result import RecordChange, RememberResult
-from ..records import Kind, Layer, MemoryRecord, Scope, Source, make_record_id, utcnow
+from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, make_record_id, utcnow
 from ..stores import RecordFilter
 from ..stores.filters import Condition
 from ..tokens import count_tokens
@@ -162,13 +162,14 @@ def select_turns(
     memory: WriteAPI, scope: Scope, exclude: Collection[str] = ()
 ) -> dict[str, list[MemoryRecord]]:
     """The scope's unconsolidated episodic turns (all sessions) not in ``exclude``, by session
-    id in turn order."""
+    id in turn order. Quarantined turns are never summarised: nothing derived quotes them."""
     flt = RecordFilter(
         must=[
             Condition("layer", "eq", Layer.EPISODIC.value),
             Condition("kind", "eq", Kind.OBSERVATION.value),
             Condition("consolidated_at", "empty"),
-        ]
+        ],
+        must_not=[Condition("trust", "eq", Trust.QUARANTINED.value)],
     )
     by_session: dict[str, list[MemoryRecord]] = defaultdict(list)
     for turn in memory.iter_records(scope, flt):
@@ -250,7 +251,7 @@ def consolidate_turns(
             if dense_vec is not None:
                 dense[summary.id] = dense_vec
     with memory.scope_lock(scope):
-        written = memory._write_records(summaries + reflections, dense=dense)
+        written = memory._write_records(summaries + reflections, dense=dense, screen=False)
         ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():
             session_scope = Scope.of(scope.user_id, scope.agent_id, session_id or None)

@@ -5,8 +5,9 @@ Design:
 - ``poisoning``: scores how much a text reads as an instruction to the assistant and decides
   quarantine by source (a user's own words are held to a lenient threshold, tool/web content to
   a strict one).
-- This module adapts both to records: :func:`redact_record` and :func:`screen_record` are what
-  ``Memory`` calls from its write path (``MemoryCore._screen``).
+- This module adapts both to records: :func:`redact_record` and :func:`screen_record`;
+  ``Memory``'s write path (``MemoryCore._screen``) screens a whole write call with
+  :func:`screen_batch`, by each record's source (``SafetyConfig.screen``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from .poisoning import (
     ScreenVerdict,
     deobfuscate,
     injection_score,
+    precise_screen,
     screen,
+    screen_batch,
     threshold_for,
 )
 
@@ -36,10 +39,12 @@ __all__ = [
     "find_pii",
     "injection_score",
     "luhn_valid",
+    "precise_screen",
     "redact",
     "redact_record",
     "redact_with_presidio",
     "screen",
+    "screen_batch",
     "screen_record",
     "threshold_for",
 ]
@@ -74,14 +79,14 @@ def redact_record(record: MemoryRecord) -> bool:
 
 
 def screen_record(record: MemoryRecord, config: SafetyConfig) -> ScreenVerdict | None:
-    """The quarantine verdict for a record (``None`` when it is already quarantined)."""
+    """The quarantine verdict for a record under ``config.screen`` (``None`` when it is already
+    quarantined). ``Memory`` screens whole write calls at once with
+    :func:`.poisoning.screen_batch`; this is the same decision for one record."""
     if record.provenance.trust == Trust.QUARANTINED:
         return None
-    return screen(
-        record.text,
-        record.provenance.source.value,
+    return screen_batch(
+        [(record.text, record.provenance.source.value)],
+        mode=config.screen,
         user=config.quarantine_threshold_user,
         external=config.quarantine_threshold_external,
-        model=config.screen_model,
-        transformer=config.screen_transformer,
-    )
+    )[0]

@@ -14,6 +14,8 @@ Design:
   (:data:`GATE_BELOW`); measured to change no verdict on any corpus.
 - Without the transformer's base weights the ensemble is the n-gram model alone, at its own
   thresholds (the sixth revision's screen), and :func:`load` warns once how to install them.
+- Batches: :meth:`Ensemble.fires_many` decides a whole write call with one transformer call
+  (every reading of every text that passes the gate), the way ``screen="strict"`` runs.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from . import _model
 from ._transformer import TransformerScreen, TransformerUnavailable, sigmoid
 from ._transformer import load as load_transformer
 
-__all__ = ["GATE_BELOW", "Ensemble", "combine", "load"]
+__all__ = ["GATE_BELOW", "Ensemble", "Reading", "combine", "load"]
 
 # The transformer is skipped for a text the rules found nothing in and the n-gram model reads
 # as benign (P < 0.05 for every reading): to fire, the transformer would then need P >= 0.974
@@ -72,6 +74,11 @@ class Ensemble:
         t = self.transformer.probabilities(text, sources)
         return [combine(a, b) for a, b in zip(p, t)]
 
+    def fires_many(self, readings: Sequence[Reading]) -> list[tuple[bool, float]]:
+        """:meth:`fires` for a batch: the transformer runs once, on every reading that passes
+        the gate (both readings of external content), instead of once per text."""
+        return _fires_many(self, readings)
+
     def threshold(self, external: bool) -> float:
         """The P(attack) at which the opinion quarantines content of that source group."""
         if self.transformer is None:
@@ -107,6 +114,39 @@ class Ensemble:
         p = [combine(a, b) for a, b in zip(p_ngram, p_transformer)]
         as_user = (lambda: p[1]) if external else None
         return _model.decide(p[0], as_user, self.threshold(False), self.threshold(True))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One text to decide in a batch: as written, the views the rules read, its source."""
+
+    text: str
+    views: Sequence[str]
+    source: str
+    external: bool
+    rule_evidence: bool
+
+
+def _fires_many(ensemble: Ensemble, readings: Sequence[Reading]) -> list[tuple[bool, float]]:
+    """:meth:`Ensemble.fires` of every reading, with one transformer call for the batch."""
+    transformer = ensemble.transformer
+    if transformer is None:
+        return [ensemble.ngram.fires(r.views, r.source, r.external) for r in readings]
+    sources = [(r.source, "user") if r.external else (r.source,) for r in readings]
+    p_ngram = [
+        [ensemble.ngram.text_probability(r.views, s) for s in srcs]
+        for r, srcs in zip(readings, sources)
+    ]
+    asked = [i for i, r in enumerate(readings) if r.rule_evidence or max(p_ngram[i]) >= GATE_BELOW]
+    pairs = [(readings[i].text, s) for i in asked for s in sources[i]]
+    p_transformer = iter(transformer.probabilities_many(pairs))
+    out: list[tuple[bool, float]] = [(False, p[0]) for p in p_ngram]
+    t_user, t_external = ensemble.threshold(False), ensemble.threshold(True)
+    for i in asked:
+        p = [combine(a, next(p_transformer)) for a in p_ngram[i]]
+        as_user = (lambda p=p: p[1]) if readings[i].external else None
+        out[i] = _model.decide(p[0], as_user, t_user, t_external)
+    return out
 
 
 def load(ngram: _model.ScreenModel) -> Ensemble:

@@ -265,8 +265,18 @@ class TransformerScreen:
 
     def probabilities(self, text: str, sources: Sequence[str]) -> list[float]:
         """:meth:`probability` of ``text`` read as coming from each of ``sources``."""
-        damp = min(1.0, len(_WORD.findall(text)) / MIN_WORDS)
-        return [sigmoid(z * damp) for z in self.logits(text, sources)]
+        return self.probabilities_many([(text, source) for source in sources])
+
+    def probabilities_many(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """:meth:`probability` of every ``(text, source)`` pair, in one pass."""
+        if not pairs:
+            return []
+        pooled = self._pooled([f"{source}: {text}" for text, source in pairs])
+        logits = pooled @ self._head[0] + self._head[1]
+        return [
+            sigmoid(float(z) * min(1.0, len(_WORD.findall(text)) / MIN_WORDS))
+            for z, (text, _) in zip(logits, pairs)
+        ]
 
 
 def sigmoid(z: float) -> float:
