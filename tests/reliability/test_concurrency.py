@@ -12,6 +12,14 @@ from prism_memory import FakeEmbedder, Memory
 from prism_memory.bench.reliability import concurrency_trial
 
 
+def test_sixteen_threads_times_100_adds_make_exactly_1600_records(tmp_path: Path) -> None:
+    res = concurrency_trial(tmp_path / "s", threads=16, per_thread=100)
+    assert res["errors"] == 0
+    assert res["records"] == 1600
+    assert res["same_fact_records"] == 1
+
+
+@pytest.mark.slow
 def test_sixteen_threads_times_500_adds_make_exactly_8000_records(tmp_path: Path) -> None:
     res = concurrency_trial(tmp_path / "s", threads=16, per_thread=500)
     assert res["errors"] == 0
