@@ -76,6 +76,12 @@ class LifecycleConfig(_Section):
     )
     consolidate_on_session_end: bool = True
     freshness_half_life_days: float = Field(default=30.0, gt=0)
+    llm_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds to wait for Memory(llm=...) to distil a summary or reflect before "
+        "keeping the extractive summary.",
+    )
 
 
 class SafetyConfig(_Section):

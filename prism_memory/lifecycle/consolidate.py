@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._llm import call_llm
 from ..extraction.rules import score_importance
 from ..layers.result import RecordChange, RememberResult
 from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, make_record_id, utcnow
@@ -114,15 +115,16 @@ def centroid(vectors: Sequence[Sequence[float]]) -> list[float] | None:
 
 
 def _llm_text(memory: WriteAPI, prompt: str) -> str | None:
+    """The model's answer, or ``None`` (consolidation keeps the extractive summary): through
+    :func:`call_llm`, with its timeout and logs that never quote the provider's error."""
     if memory.llm is None:
         return None
-    try:
-        answer = memory.llm.invoke(prompt)
-        text = str(getattr(answer, "content", answer)).strip()
-        return text or None
-    except Exception as exc:  # consolidation falls back to the extractive summary
-        log.warning("LLM consolidation failed, using the extractive summary: %s", exc)
-        return None
+    return call_llm(
+        memory.llm,
+        prompt,
+        memory.config.lifecycle.llm_timeout_s,
+        fallback="the extractive summary",
+    )
 
 
 def _reflect(
