@@ -123,6 +123,20 @@ def normalize_entity(name: str) -> str:
     return normalize_text(name).strip(" .,;:!?\"'")
 
 
+def _key_part(value: str | None) -> str:
+    """A scope id as written in :meth:`Scope.key` (escaped only when it holds a separator).
+
+    Injective: an unescaped part holds neither ``|`` nor ``=``, an escaped one always does, and
+    every ``|`` / ``=`` of an escaped part follows a backslash, so the key splits back into
+    its fields in one way only.
+    """
+    if value is None:
+        return ""
+    if "|" not in value and "=" not in value:
+        return value
+    return value.replace("\\", "\\\\").replace("|", "\\|").replace("=", "\\=")
+
+
 class Scope(BaseModel):
     """Who a memory belongs to. At least one field is required; all given fields must match.
 
@@ -189,8 +203,14 @@ class Scope(BaseModel):
         return cls(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
     def key(self) -> str:
-        """A stable string for the scope (cache keys, ids). Unambiguous: fields are named."""
-        return "|".join(f"{name}={getattr(self, name) or ''}" for name in sorted(SCOPE_FIELDS))
+        """A stable string for the scope (cache keys, ids); distinct scopes have distinct keys.
+
+        Fields are named and joined with ``|``. An id holding a separator (``|`` or ``=``) is
+        written with ``\\``, ``|`` and ``=`` escaped by a backslash, so ``session_id="s1|user_id=x"``
+        cannot pass for another field; every other id is written as is, which keeps the keys
+        (and so the record ids derived from them) of ordinary scopes what they have always been.
+        """
+        return "|".join(f"{name}={_key_part(getattr(self, name))}" for name in sorted(SCOPE_FIELDS))
 
     def as_dict(self) -> dict[str, str]:
         """Only the fields that are set."""

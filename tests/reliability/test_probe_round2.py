@@ -1,0 +1,113 @@
+"""Defects found by the second outside probe (issue #19), one section per item.
+
+Engine-level items run on the real embedded engine (Qdrant Edge) with the hashing fake
+embedder and the rules-only poisoning screen, so every test here takes well under a second.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from prism_memory import FakeEmbedder, Memory, Scope
+from prism_memory.config import PrismConfig, SafetyConfig
+from prism_memory.records import SCOPE_FIELDS, make_record_id
+
+
+def open_memory(path: Path) -> Memory:
+    return Memory(
+        path=path,
+        embedder=FakeEmbedder(dim=64),
+        config=PrismConfig(safety=SafetyConfig(screen_model=False)),
+    )
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[Memory]:
+    m = open_memory(tmp_path / "store")
+    yield m
+    m.close()
+
+
+# -- 6: Scope.key() is unambiguous ---------------------------------------------------------
+def legacy_key(scope: Scope) -> str:
+    """``Scope.key()`` as it was before ids with separators were escaped."""
+    return "|".join(f"{name}={getattr(scope, name) or ''}" for name in sorted(SCOPE_FIELDS))
+
+
+# ids made of separators and field names, so that look-alike keys are likely
+_PIECES = ["a", "x", "|", "=", "\\", "\\|", "\\=", "user_id", "session_id", "agent_id", "|user_id="]
+scope_ids = st.one_of(
+    st.none(), st.lists(st.sampled_from(_PIECES), min_size=1, max_size=4).map("".join)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@example(("alice", None, "s1|user_id=x"), ("x|user_id=alice", None, "s1"))
+@example(("a", "b\\", None), ("a", "b\\|session_id=", None))
+@given(st.tuples(scope_ids, scope_ids, scope_ids), st.tuples(scope_ids, scope_ids, scope_ids))
+def test_distinct_scopes_have_distinct_keys(
+    a: tuple[str | None, ...], b: tuple[str | None, ...]
+) -> None:
+    if a == b or all(v is None for v in a) or all(v is None for v in b):
+        return
+    sa, sb = Scope.of(*a), Scope.of(*b)
+    assert sa.key() != sb.key()
+
+
+def test_scope_keys_are_injective_exhaustively() -> None:
+    # every scope whose ids are at most two of these pieces: ~30,000 scopes, one key each
+    pieces = ["x", "\\", "=", "|user_id=", "|session_id="]
+    values: list[str | None] = [None, *pieces, *(a + b for a in pieces for b in pieces)]
+    seen: dict[str, tuple[str | None, ...]] = {}
+    for triple in itertools.product(values, repeat=3):
+        if all(v is None for v in triple):
+            continue
+        key = Scope.model_construct(
+            user_id=triple[0], agent_id=triple[1], session_id=triple[2]
+        ).key()
+        assert seen.setdefault(key, triple) == triple, (key, seen[key], triple)
+
+
+ordinary_ids = st.one_of(
+    st.none(),
+    st.text(min_size=1, max_size=12).filter(lambda s: s.strip() and "|" not in s and "=" not in s),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ordinary_ids, ordinary_ids, ordinary_ids)
+def test_ordinary_scope_keys_are_unchanged(
+    user: str | None, agent: str | None, session: str | None
+) -> None:
+    if user is None and agent is None and session is None:
+        return
+    scope = Scope.of(user, agent, session)
+    assert scope.key() == legacy_key(scope)
+
+
+def test_ordinary_record_ids_are_unchanged() -> None:
+    # ids derived by the code before the change: existing stores keep their deterministic ids
+    scope = Scope(user_id="alice", session_id="s1")
+    assert scope.key() == "agent_id=|session_id=s1|user_id=alice"
+    assert make_record_id(scope, "semantic", "I like tea") == "4dbf6f95-3302-5ff6-b731-df5b71e05cba"
+    assert (
+        make_record_id(Scope(user_id="a\\b", agent_id="bot"), "episodic", "Trip to Rome")
+        == "3044f294-ad95-5f53-b429-e96bda2079da"
+    )
+
+
+def test_lookalike_scopes_do_not_overwrite_each_other(mem: Memory) -> None:
+    a = {"user_id": "alice", "session_id": "s1|user_id=x"}
+    b = {"user_id": "x|user_id=alice", "session_id": "s1"}
+    assert Scope(**a).key() != Scope(**b).key()
+    ra = mem.add("hello world", **a)
+    rb = mem.add("hello world", **b)
+    assert ra.id != rb.id
+    assert [r.id for r in mem.list(**a)] == [ra.id]
+    assert [r.id for r in mem.list(**b)] == [rb.id]
