@@ -27,7 +27,15 @@ from pydantic import TypeAdapter
 from ._delete_api import DeleteAPI
 from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
-from .layers.buffer import BufferedTurn, BufferIndex, overflow_count, turn_filter, turn_record_id
+from .layers.buffer import (
+    BufferedTurn,
+    BufferIndex,
+    message_candidates,
+    message_slots,
+    overflow_count,
+    turn_filter,
+    turn_record_id,
+)
 from .layers.messages import Turn, parse_messages, parse_time
 from .layers.result import RecordChange, RememberResult
 from .layers.semantic import SemanticWriter
@@ -119,16 +127,26 @@ class WriteAPI(DeleteAPI):
         with self.scope_lock(scope):
             state = self._buffers.session(self.store, scope)
             start_index = state.next_index
-            with_ids = [turn_record_id(scope, t.id, 0) for t in turns if t.id is not None]
-            known = {r.id for r in self.store.get(with_ids, scope)} if with_ids else set()
+            message_ids = [t.id for t in turns if t.id is not None]
+            stored = {
+                r.id: r
+                for r in self.store.get(
+                    [c for i in message_ids for c in message_candidates(scope, i)], scope
+                )
+            }
+            known, slots = message_slots(scope, message_ids, stored)
             records: list[MemoryRecord] = []
             now = utcnow()
             for turn in turns:
-                rid = turn_record_id(scope, turn.id, state.next_index)
+                rid = (
+                    slots[turn.id]
+                    if turn.id is not None
+                    else turn_record_id(scope, None, state.next_index)
+                )
                 rec = self._turn_record(
                     turn, scope, rid, state.next_index, when or now, task, subgoal
                 )
-                if turn.id is not None and rid in known:
+                if turn.id is not None and turn.id in known:
                     result.skipped.append(
                         RecordChange(rec, f"message id {turn.id!r} was already remembered")
                     )

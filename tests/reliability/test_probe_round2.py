@@ -7,6 +7,7 @@ embedder and the rules-only poisoning screen, so every test here takes well unde
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from prism_memory import FakeEmbedder, Memory, Scope
 from prism_memory.config import PrismConfig, SafetyConfig
+from prism_memory.layers.buffer import turn_record_id
 from prism_memory.records import SCOPE_FIELDS, make_record_id
 
 
@@ -27,11 +29,18 @@ def open_memory(path: Path) -> Memory:
     )
 
 
-@pytest.fixture
-def mem(tmp_path: Path) -> Iterator[Memory]:
-    m = open_memory(tmp_path / "store")
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """One store for the module (opening and closing one costs a second); tests use fresh ids."""
+    m = open_memory(tmp_path_factory.mktemp("probe") / "store")
     yield m
     m.close()
+
+
+@pytest.fixture
+def uid() -> str:
+    """A user id no other test uses."""
+    return f"u-{uuid.uuid4().hex[:8]}"
 
 
 # -- 6: Scope.key() is unambiguous ---------------------------------------------------------
@@ -102,12 +111,78 @@ def test_ordinary_record_ids_are_unchanged() -> None:
     )
 
 
-def test_lookalike_scopes_do_not_overwrite_each_other(mem: Memory) -> None:
-    a = {"user_id": "alice", "session_id": "s1|user_id=x"}
-    b = {"user_id": "x|user_id=alice", "session_id": "s1"}
+def test_lookalike_scopes_do_not_overwrite_each_other(mem: Memory, uid: str) -> None:
+    a = {"user_id": uid, "session_id": "s1|user_id=x"}
+    b = {"user_id": f"x|user_id={uid}", "session_id": "s1"}
     assert Scope(**a).key() != Scope(**b).key()
     ra = mem.add("hello world", **a)
     rb = mem.add("hello world", **b)
     assert ra.id != rb.id
     assert [r.id for r in mem.list(**a)] == [ra.id]
     assert [r.id for r in mem.list(**b)] == [rb.id]
+
+
+# -- 8: message ids are compared byte for byte ---------------------------------------------
+def turn_texts(m: Memory, **scope: str) -> list[str]:
+    return [r.text for r in m.history(**scope)]
+
+
+def test_message_ids_differing_in_case_are_two_messages(mem: Memory, uid: str) -> None:
+    scope = {"user_id": uid, "session_id": "s"}
+    mem.remember([{"role": "user", "content": "first turn", "id": "msg_AbC"}], **scope)
+    again = mem.remember([{"role": "user", "content": "second turn", "id": "msg_aBc"}], **scope)
+    assert [c.record.text for c in again.added][:1] == ["second turn"] and not again.skipped
+    retry = mem.remember([{"role": "user", "content": "first turn", "id": "msg_AbC"}], **scope)
+    assert len(retry.skipped) == 1 and not retry.added
+    assert turn_texts(mem, **scope) == ["first turn", "second turn"]
+
+
+@pytest.mark.parametrize("ids", [("K1", "k1"), ("ﬁ", "fi"), ("a  b", "a b"), ("Straße", "strasse")])
+def test_message_ids_equal_after_normalisation_in_one_call(
+    mem: Memory, uid: str, ids: tuple[str, str]
+) -> None:
+    scope = {"user_id": uid, "session_id": "s"}
+    result = mem.remember(
+        [{"role": "user", "content": "turn one", "id": ids[0]},
+         {"role": "user", "content": "turn two", "id": ids[1]}],
+        **scope,
+    )  # fmt: skip
+    assert sum(c.reason == "buffered turn" for c in result.added) == 2
+    assert turn_texts(mem, **scope) == ["turn one", "turn two"]
+
+
+def test_normal_form_message_ids_keep_their_record_ids() -> None:
+    # computed by the code before the change
+    scope = Scope(user_id="alice", session_id="s1")
+    assert turn_record_id(scope, "msg_abc", 0) == "394c80fa-df6f-5ef1-a8c2-ab0c4092cb1b"
+    assert turn_record_id(scope, None, 3) == "1f6d6a14-a5d3-5be2-b0f6-0a027ccfd6e3"
+
+
+def test_turn_stored_under_a_legacy_id_is_recognised_and_kept(mem: Memory, uid: str) -> None:
+    # an older version stored message "msg_AbC" under the id of its normal form "msg_abc"
+    scope = Scope(user_id=uid, session_id="s")
+    old = mem.build_record(
+        "old turn",
+        scope,
+        kind="observation",
+        layer="buffer",
+        metadata={"role": "user", "turn_index": 0},
+        source="user",
+        source_ids=["msg_AbC"],
+        speaker="user",
+        record_id=make_record_id(scope, "turn", "msg:msg_AbC"),  # the legacy id
+    )
+    mem._write_records([old])
+    retry = mem.remember(
+        [{"role": "user", "content": "old turn", "id": "msg_AbC"}], **scope.as_dict()
+    )
+    assert len(retry.skipped) == 1 and not retry.added
+    new = mem.remember(
+        [{"role": "user", "content": "new turn", "id": "msg_abc"}], **scope.as_dict()
+    )
+    assert not new.skipped
+    assert turn_texts(mem, **scope.as_dict()) == ["old turn", "new turn"]
+    again = mem.remember(
+        [{"role": "user", "content": "new turn", "id": "msg_abc"}], **scope.as_dict()
+    )
+    assert len(again.skipped) == 1 and not again.added
