@@ -39,6 +39,7 @@ __all__ = [
     "Trust",
     "is_record_id",
     "make_record_id",
+    "next_content_id",
     "normalize_entity",
     "normalize_text",
     "utcnow",
@@ -271,6 +272,15 @@ def make_record_id(scope: Scope, layer: Layer | str, content_key: str) -> str:
     layer_value = layer.value if isinstance(layer, Layer) else str(layer)
     name = f"{scope.key()}\x1f{layer_value}\x1f{normalize_text(content_key)}"
     return str(uuid.uuid5(_NAMESPACE, name))
+
+
+def next_content_id(record_id: str) -> str:
+    """The id a content record takes when ``record_id`` holds another text (see ``Memory.add``).
+
+    Deterministic, so the same adds give the same ids; its name (an id, not a scope key) can
+    equal no name :func:`make_record_id` hashes.
+    """
+    return str(uuid.uuid5(_NAMESPACE, f"{record_id}\x1fnext"))
 
 
 class MemoryRecord(BaseModel):

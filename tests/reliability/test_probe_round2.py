@@ -186,3 +186,57 @@ def test_turn_stored_under_a_legacy_id_is_recognised_and_kept(mem: Memory, uid: 
         [{"role": "user", "content": "new turn", "id": "msg_abc"}], **scope.as_dict()
     )
     assert len(again.skipped) == 1 and not again.added
+
+
+# -- 9: an updated record is not replaced by a later add of its old text -------------------
+def texts(m: Memory, **scope: str) -> list[str]:
+    return sorted(r.text for r in m.list(**scope))
+
+
+def test_add_of_the_old_text_does_not_clobber_an_updated_record(mem: Memory, uid: str) -> None:
+    first = mem.add("I like tea", user_id=uid)
+    updated = mem.update(first.id, text="I like coffee", user_id=uid)
+    assert updated.id == first.id  # update keeps the id (documented)
+    again = mem.add("I like tea", user_id=uid)
+    assert again.id != first.id
+    assert mem.get(first.id, user_id=uid).text == "I like coffee"
+    assert texts(mem, user_id=uid) == ["I like coffee", "I like tea"]
+    # a re-add of the old text finds its own record (an upsert, no third record)
+    assert mem.add("i like  TEA", user_id=uid).id == again.id
+    many = mem.add_many(["I like tea", "I like tea", "I like milk"], user_id=uid)
+    assert [r.id for r in many[:2]] == [again.id, again.id]
+    assert texts(mem, user_id=uid) == ["I like coffee", "I like milk", "I like tea"]
+
+
+def test_add_finds_its_record_past_a_deleted_one(mem: Memory, uid: str) -> None:
+    first = mem.add("Rome in May", user_id=uid)
+    mem.update(first.id, text="Rome in June", user_id=uid)
+    second = mem.add("Rome in May", user_id=uid)
+    mem.update(second.id, text="Rome in July", user_id=uid)
+    third = mem.add("Rome in May", user_id=uid)
+    mem.delete(first.id, user_id=uid)
+    assert mem.add("Rome in May", user_id=uid).id == third.id
+    assert texts(mem, user_id=uid) == ["Rome in July", "Rome in May"]
+
+
+def test_add_does_not_overwrite_a_summary_at_the_same_id(mem: Memory, uid: str) -> None:
+    # a text equal to the key a derived record's id is hashed from
+    derived = mem.build_record(
+        "Summary of the first session", Scope(user_id=uid), record_id=mem.add("x", user_id=uid).id
+    )
+    mem._write_records([derived])
+    clash = mem.add("x", user_id=uid)
+    assert clash.id != derived.id
+    assert texts(mem, user_id=uid) == ["Summary of the first session", "x"]
+
+
+def test_redacted_add_does_not_clobber_an_updated_record(mem: Memory, uid: str) -> None:
+    mem.config.safety.redact_pii = True
+    try:
+        first = mem.add("mail me at bob@example.com", user_id=uid)
+        assert first.text == "mail me at [EMAIL]"
+        mem.update(first.id, text="call me instead", user_id=uid)
+        mem.add("mail me at bob@example.com", user_id=uid)
+    finally:
+        mem.config.safety.redact_pii = False
+    assert texts(mem, user_id=uid) == ["call me instead", "mail me at [EMAIL]"]
