@@ -322,6 +322,10 @@ class MemoryRecord(BaseModel):
     valid_to: datetime | None = None
     last_accessed: datetime | None = None
     access_count: int = 0
+    consolidated_at: datetime | None = Field(
+        default=None,
+        description="When consolidation summarised this episodic turn (a second run skips it).",
+    )
 
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     utility: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -331,7 +335,13 @@ class MemoryRecord(BaseModel):
     provenance: Provenance = Field(default_factory=Provenance)
 
     @field_validator(
-        "event_time", "created_at", "updated_at", "valid_from", "valid_to", "last_accessed"
+        "event_time",
+        "created_at",
+        "updated_at",
+        "valid_from",
+        "valid_to",
+        "last_accessed",
+        "consolidated_at",
     )
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from prism_memory import FakeEmbedder, Memory, Scope
+from prism_memory import FakeEmbedder, Memory, MemoryRecord, Scope
 from prism_memory.config import PrismConfig, SafetyConfig
 from prism_memory.layers.buffer import turn_record_id
 from prism_memory.records import SCOPE_FIELDS, make_record_id
@@ -240,3 +240,48 @@ def test_redacted_add_does_not_clobber_an_updated_record(mem: Memory, uid: str) 
     finally:
         mem.config.safety.redact_pii = False
     assert texts(mem, user_id=uid) == ["call me instead", "mail me at [EMAIL]"]
+
+
+# -- 11: consolidated_at is part of the record -----------------------------------------------
+@pytest.fixture(params=["edge", "local"])
+def either(request: pytest.FixtureRequest, mem: Memory) -> Iterator[Memory]:
+    """The module's embedded store, or a throwaway qdrant-client local one."""
+    if request.param == "edge":
+        yield mem
+        return
+    m = Memory(
+        location=":memory:",
+        embedder=FakeEmbedder(dim=64),
+        config=PrismConfig(safety=SafetyConfig(screen_model=False)),
+    )
+    yield m
+    m.close()
+
+
+def consolidated_session(m: Memory, uid: str) -> list[MemoryRecord]:
+    turns = [f"I went hiking in the Alps on day {i} with Sam" for i in range(6)]
+    m.remember([{"role": "user", "content": t} for t in turns], user_id=uid, session_id="s")
+    ended = m.end_session(user_id=uid, session_id="s")
+    assert [c.record.kind.value for c in ended.added] == ["summary"]
+    history = m.history(user_id=uid, session_id="s")
+    assert all(t.consolidated_at is not None for t in history)
+    return history
+
+
+def test_update_keeps_the_consolidated_mark(either: Memory, uid: str) -> None:
+    turn = consolidated_session(either, uid)[0]
+    kept = either.update(turn.id, user_id=uid, session_id="s", metadata={"checked": 1})
+    assert kept.consolidated_at == turn.consolidated_at
+    assert not either.consolidate(user_id=uid).added
+    assert either.count(user_id=uid, layer="semantic") == 1
+
+
+def test_export_import_keeps_the_consolidated_mark(mem: Memory, uid: str, tmp_path: Path) -> None:
+    history = consolidated_session(mem, uid)
+    mem.export_jsonl(tmp_path / "e.jsonl", user_id=uid)
+    with open_memory(tmp_path / "copy") as copy:
+        copy.import_jsonl(tmp_path / "e.jsonl")
+        assert [t.consolidated_at for t in copy.history(user_id=uid, session_id="s")] == [
+            t.consolidated_at for t in history
+        ]
+        assert not copy.consolidate(user_id=uid).added
