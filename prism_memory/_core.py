@@ -25,7 +25,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ._validation import check_json_dict, check_text, coerce_enum, new_record
+from ._validation import check_json_dict, check_record, check_text, coerce_enum, new_record
 from .config import PrismConfig
 from .embeddings import Embedder, resolve_embedder
 from .errors import (
@@ -299,6 +299,8 @@ class MemoryCore:
         self._check_open()
         if not records:
             return []
+        for record in records:  # nothing is written unless every record can be stored as is
+            check_record(record)
         records = self._screen(records)
         self.store.upsert(self.embed_records(records, dense=dense, same_vector_as=same_vector_as))
         for scope in {r.scope.key(): r.scope for r in records}.values():

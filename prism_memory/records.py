@@ -17,7 +17,7 @@ import unicodedata
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic import ValidationError as PydanticValidationError
@@ -55,12 +55,22 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+@overload
+def _as_utc(value: datetime) -> datetime: ...
+@overload
+def _as_utc(value: None) -> None: ...
 def _as_utc(value: datetime | None) -> datetime | None:
+    """``value`` in UTC (naive = UTC); ``ValueError`` when UTC leaves years 1-9999."""
     if value is None:
         return None
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(
+            f"{value.isoformat()} falls outside years 1-9999 once converted to UTC"
+        ) from None
 
 
 class Layer(str, Enum):
@@ -167,6 +177,13 @@ class Scope(BaseModel):
                 f"{info.field_name} is empty; pass a non-empty identifier such as "
                 f"{info.field_name}='alice' (an empty id would match nobody or everybody)"
             )
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ScopeError(
+                f"{info.field_name} holds a lone surrogate, which cannot be stored as UTF-8; "
+                "pass an id of real characters"
+            ) from None
         if len(value) > MAX_SCOPE_ID_CHARS:
             raise ScopeError(
                 f"{info.field_name} is {len(value)} characters long; the limit is "

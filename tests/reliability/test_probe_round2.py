@@ -7,15 +7,25 @@ embedder and the rules-only poisoning screen, so every test here takes well unde
 from __future__ import annotations
 
 import itertools
+import math
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from prism_memory import FakeEmbedder, Memory, MemoryRecord, Scope
+from prism_memory import (
+    FakeEmbedder,
+    Memory,
+    MemoryRecord,
+    Scope,
+    ValidationError,
+)
+from prism_memory.cli import main
 from prism_memory.config import PrismConfig, SafetyConfig
 from prism_memory.layers.buffer import turn_record_id
 from prism_memory.records import SCOPE_FIELDS, make_record_id
@@ -285,3 +295,111 @@ def test_export_import_keeps_the_consolidated_mark(mem: Memory, uid: str, tmp_pa
             t.consolidated_at for t in history
         ]
         assert not copy.consolidate(user_id=uid).added
+
+
+# -- 16 / 17: what a write cannot store exactly is refused, and nothing is written -------------
+def deep_dict(levels: int) -> dict[str, Any]:
+    """A dict holding ``levels`` dicts in all (itself included)."""
+    d: dict[str, Any] = {"leaf": 1}
+    for _ in range(levels - 1):
+        d = {"a": d}
+    return d
+
+
+def deep_list(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+OFFSET_YEAR_1 = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5)))
+OFFSET_YEAR_9999 = datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5)))
+
+BAD_WRITES: list[tuple[str, Callable[[Memory, str], Any], str]] = [
+    ("surrogate text", lambda m, u: m.add("bad \ud800 text", user_id=u), "surrogate"),
+    ("surrogate metadata", lambda m, u: m.add("t", user_id=u, metadata={"k": "\udc00"}), "surrogate"),
+    ("surrogate metadata key", lambda m, u: m.add("t", user_id=u, metadata={"\udc00": 1}), "surrogate"),
+    ("surrogate entity", lambda m, u: m.add("t", user_id=u, entities=["Zh\udc00ang"]), "surrogate"),
+    ("surrogate scope", lambda m, u: m.add("t", user_id=u + "\ud800"), "surrogate"),
+    ("surrogate turn", lambda m, u: m.remember("hi \udc80", user_id=u), "surrogate"),
+    ("surrogate message id", lambda m, u: m.remember([{"role": "user", "content": "hi", "id": "\udc80"}], user_id=u), "surrogate"),
+    ("event_time year 1 +05:00", lambda m, u: m.add("t", user_id=u, event_time=OFFSET_YEAR_1), "years 1-9999"),
+    ("event_time year 9999 -05:00", lambda m, u: m.add("t", user_id=u, event_time=OFFSET_YEAR_9999), "years 1-9999"),
+    ("remember event_time year 1", lambda m, u: m.remember("hi", user_id=u, event_time=OFFSET_YEAR_1), "years 1-9999"),
+    ("message timestamp year 1", lambda m, u: m.remember([{"role": "user", "content": "hi", "timestamp": "0001-01-01T00:00:00+05:00"}], user_id=u), "years 1-9999"),
+    ("metadata 33 dicts deep", lambda m, u: m.add("t", user_id=u, metadata=deep_dict(33)), "nested"),
+    ("metadata 200 dicts deep", lambda m, u: m.add("t", user_id=u, metadata=deep_dict(200)), "nested"),
+    ("metadata 40 lists deep", lambda m, u: m.add("t", user_id=u, metadata={"x": deep_list(40)}), "nested"),
+    ("metadata nan", lambda m, u: m.add("t", user_id=u, metadata={"a": math.nan}), "nan"),
+    ("metadata inf", lambda m, u: m.add("t", user_id=u, metadata={"a": [math.inf]}), "inf"),
+    ("metadata -inf", lambda m, u: m.add("t", user_id=u, metadata={"a": {"b": -math.inf}}), "inf"),
+    ("metadata 2**63", lambda m, u: m.add("t", user_id=u, metadata={"a": 2**63}), "64-bit"),
+    ("metadata 2**70", lambda m, u: m.add("t", user_id=u, metadata={"a": 2**70}), "64-bit"),
+    ("metadata -2**63-1", lambda m, u: m.add("t", user_id=u, metadata={"a": -(2**63) - 1}), "64-bit"),
+    ("metadata set", lambda m, u: m.add("t", user_id=u, metadata={"a": {1, 2}}), "set"),
+    ("metadata frozenset", lambda m, u: m.add("t", user_id=u, metadata={"a": frozenset()}), "set"),
+    ("metadata object", lambda m, u: m.add("t", user_id=u, metadata={"a": object()}), "JSON"),
+    ("zero-width text", lambda m, u: m.add("\u200b\u200b", user_id=u), "visible"),
+    ("BOM and joiners", lambda m, u: m.add("\ufeff \u2060\u200d", user_id=u), "visible"),
+    ("zero-width turn", lambda m, u: m.remember("\u200b", user_id=u), "empty"),
+    ("zero-width query", lambda m, u: m.search("\u200b", user_id=u), "visible"),
+    ("surrogate query", lambda m, u: m.search("q \ud800", user_id=u), "surrogate"),
+    ("surrogate recall", lambda m, u: m.recall("q \ud800", user_id=u), "surrogate"),
+    ("add_many nan", lambda m, u: m.add_many(["ok", {"text": "t", "metadata": {"a": math.nan}}], user_id=u), "item 1"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"), [pytest.param(c, n, id=name) for name, c, n in BAD_WRITES]
+)
+def test_unstorable_write_is_refused(
+    mem: Memory, uid: str, call: Callable[[Memory, str], Any], needle: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        call(mem, uid)
+    assert needle in str(info.value), str(info.value)
+    assert mem.count(user_id=uid) == 0 and mem.count(user_id=uid, session_id="default") == 0
+
+
+BAD_UPDATES: list[tuple[str, dict[str, Any], str]] = [
+    ("nan", {"metadata": {"a": math.nan}}, "nan"),
+    ("set", {"metadata": {"a": {"x"}}}, "set"),
+    ("deep", {"metadata": deep_dict(40)}, "nested"),
+    ("zero-width text", {"text": "\u200b"}, "visible"),
+    ("surrogate text", {"text": "a\udfff"}, "surrogate"),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"), [pytest.param(c, n, id=name) for name, c, n in BAD_UPDATES]
+)
+def test_unstorable_update_is_refused(
+    mem: Memory, uid: str, change: dict[str, Any], needle: str
+) -> None:
+    record = mem.add("I like tea", user_id=uid, metadata={"k": 1})
+    with pytest.raises(ValidationError, match=needle):
+        mem.update(record.id, user_id=uid, **change)
+    assert mem.get(record.id, user_id=uid) == record
+
+
+def test_storable_edge_values_are_kept_exactly(mem: Memory, uid: str) -> None:
+    metadata = {
+        "deep": deep_dict(31),  # 32 dicts with metadata itself
+        "ints": [2**63 - 1, -(2**63), 0],
+        "float": 1e308,
+        "text": "zero\u200bwidth inside",
+    }
+    record = mem.add("tea \u200b with milk", user_id=uid, metadata=metadata)
+    got = mem.get(record.id, user_id=uid)
+    assert got.metadata == metadata and got.text == "tea \u200b with milk"
+    assert mem.add("year one", user_id=uid, event_time=datetime(1, 1, 1, tzinfo=timezone.utc))
+
+
+def test_cli_refuses_nan_metadata(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(
+        ["--path", str(tmp_path / "s"), "add", "x", "--user", "a", "--metadata", '{"a": NaN}'],
+        embedder=FakeEmbedder(dim=64),
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "nan" in err, err
