@@ -7,6 +7,7 @@ embedder and the rules-only poisoning screen, so every test here takes well unde
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import uuid
 from collections.abc import Callable, Iterator
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from prism_memory import (
     FakeEmbedder,
+    ImportDataError,
     Memory,
     MemoryRecord,
     Scope,
@@ -403,3 +405,93 @@ def test_cli_refuses_nan_metadata(capsys: pytest.CaptureFixture[str], tmp_path: 
     )
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "nan" in err, err
+
+
+# -- 10 / 16: import checks every line for what the engine checks, before the first write ------
+def export_lines(uid: str, n: int = 300) -> list[str]:
+    """``n`` export lines of one user, as export_jsonl writes them."""
+    return [
+        json.dumps(
+            MemoryRecord(text=f"memory number {i}", user_id=uid, metadata={"i": i}).model_dump(
+                mode="json", by_alias=True
+            ),
+            ensure_ascii=False,
+        )
+        for i in range(n)
+    ]
+
+
+def corrupt(line: str, **changes: Any) -> str:
+    data = json.loads(line)
+    for key, value in changes.items():
+        data[key] = value
+    return json.dumps(data)
+
+
+BAD_LINES: list[tuple[str, Callable[[str], str | bytes], str]] = [
+    ("id not a UUID", lambda ln: corrupt(ln, id="not-a-uuid"), "UUID"),
+    ("lone surrogate in metadata", lambda ln: corrupt(ln, metadata={"k": "\udc00"}), "surrogate"),
+    ("lone surrogate in an entity", lambda ln: corrupt(ln, entities=[{"name": "a\ud800"}]), "surrogate"),
+    ("NaN in metadata", lambda ln: ln.replace('"metadata": {"i": 256}', '"metadata": {"i": NaN}'), "nan"),
+    ("Infinity in metadata", lambda ln: corrupt(ln, metadata={"i": math.inf}), "inf"),
+    ("2**70 in metadata", lambda ln: corrupt(ln, metadata={"i": 2**70}), "64-bit"),
+    ("2**70 access_count", lambda ln: corrupt(ln, access_count=2**70), "64-bit"),
+    ("created_at leaves year 1 in UTC", lambda ln: corrupt(ln, created_at="0001-01-01T00:00:00+05:00"), "years 1-9999"),
+    ("metadata 40 levels deep", lambda ln: corrupt(ln, metadata=deep_dict(40)), "nested"),
+    ("JSON 100000 levels deep", lambda ln: "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ("zero-width text", lambda ln: corrupt(ln, text="\u200b"), "visible"),
+    ("invalid UTF-8", lambda ln: ln.encode()[:20] + b"\xff\xfe" + ln.encode()[20:], "UTF-8"),
+]  # fmt: skip
+
+
+def write_lines(path: Path, lines: list[str | bytes]) -> Path:
+    path.write_bytes(b"".join((x if isinstance(x, bytes) else x.encode()) + b"\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("spoil", "needle"), [pytest.param(f, n, id=name) for name, f, n in BAD_LINES]
+)
+def test_import_refuses_what_the_engine_would_reject(
+    mem: Memory, uid: str, tmp_path: Path, spoil: Callable[[str], str | bytes], needle: str
+) -> None:
+    lines: list[str | bytes] = list(export_lines(uid))
+    lines[256] = spoil(str(lines[256]))
+    path = write_lines(tmp_path / "bad.jsonl", lines)
+    with pytest.raises(ImportDataError) as info:
+        mem.import_jsonl(path)
+    message = str(info.value)
+    assert "line 257" in message and needle in message, message
+    assert mem.count(user_id=uid) == 0  # nothing was written
+    report = mem.import_jsonl(path, skip_bad=True)
+    assert (report.imported, report.skipped) == (299, 1)
+    assert report.errors[0].startswith("line 257: ")
+    assert mem.count(user_id=uid) == 299
+
+
+def test_cli_import_of_a_bad_line_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines: list[str | bytes] = list(export_lines("cli-user", 20))
+    lines[7] = corrupt(str(lines[7]), id="not-a-uuid")
+    lines[12] = corrupt(str(lines[12]), metadata={"k": "\udc00"})
+    path = write_lines(tmp_path / "bad.jsonl", lines)
+    store = str(tmp_path / "s")
+    code = main(["--path", store, "import", str(path)], embedder=FakeEmbedder(dim=64))
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "line 8" in err, err
+    with Memory(path=store, embedder=FakeEmbedder(dim=64)) as m:
+        assert m.count(user_id="cli-user") == 0
+
+
+def test_export_to_a_missing_directory(mem: Memory, uid: str, tmp_path: Path) -> None:
+    mem.add("I like tea", user_id=uid)
+    target = tmp_path / "missing" / "out.jsonl"
+    with pytest.raises(ValidationError, match="does not exist"):
+        mem.export_jsonl(target, user_id=uid)
+    assert not (tmp_path / "missing").exists()
+    # a failure while writing removes the partial .tmp file
+    (tmp_path / "out.jsonl").mkdir()  # os.replace onto a directory fails
+    with pytest.raises(ValidationError):
+        mem.export_jsonl(tmp_path / "out.jsonl", user_id=uid)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
