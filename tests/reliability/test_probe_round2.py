@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
@@ -25,12 +26,14 @@ from prism_memory import (
     Memory,
     MemoryRecord,
     Scope,
+    StoreError,
     ValidationError,
 )
 from prism_memory.cli import main
 from prism_memory.config import PrismConfig, SafetyConfig
 from prism_memory.layers.buffer import turn_record_id
 from prism_memory.records import SCOPE_FIELDS, make_record_id
+from prism_memory.stores.filters import Condition, RecordFilter
 
 
 def open_memory(path: Path) -> Memory:
@@ -495,3 +498,107 @@ def test_export_to_a_missing_directory(mem: Memory, uid: str, tmp_path: Path) ->
     with pytest.raises(ValidationError):
         mem.export_jsonl(tmp_path / "out.jsonl", user_id=uid)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+# -- 14 / 16: filters are checked before the engine sees them; engine failures are StoreError ---
+BAD_FILTERS: list[tuple[str, dict[str, Any], str]] = [
+    ("NaN bound", {"importance": {"gte": math.nan}}, "finite"),
+    ("inf bound", {"utility": {"lt": math.inf}}, "finite"),
+    ("-inf bound", {"ts": {"gt": -math.inf}}, "finite"),
+    ("10**400 bound", {"importance": {"lte": 10**400}}, "finite"),
+    ("2**64 value", {"metadata.n": 2**64}, "64-bit"),
+    ("2**63 value", {"metadata.n": 2**63}, "64-bit"),
+    ("-2**63-1 value", {"metadata.n": -(2**63) - 1}, "64-bit"),
+    ("2**64 in a list", {"metadata.n": [1, 2**64]}, "64-bit"),
+    ("key metadata.", {"metadata.": 1}, "metadata path"),
+    ("key metadata.*", {"metadata.*": 1}, "metadata path"),
+    ("key metadata..a", {"metadata..a": 1}, "metadata path"),
+    ("key metadata.a.", {"metadata.a.": 1}, "metadata path"),
+    ("key with a space", {"metadata.a b": 1}, "metadata path"),
+    ("key with a surrogate", {"metadata.\udc00": 1}, "metadata path"),
+    ("surrogate value", {"metadata.topic": "a\ud800"}, "surrogate"),
+    ("surrogate entity", {"entities": "a\ud800"}, "surrogate"),
+    ("year 1 with an offset", {"event_time": {"gte": OFFSET_YEAR_1}}, "years 1-9999"),
+]
+
+
+@pytest.mark.parametrize("how", ["list", "search"])
+@pytest.mark.parametrize(
+    ("filters", "needle"), [pytest.param(f, n, id=name) for name, f, n in BAD_FILTERS]
+)
+def test_bad_filter_is_refused(
+    mem: Memory, uid: str, how: str, filters: dict[str, Any], needle: str
+) -> None:
+    mem.add("I like tea", user_id=uid, metadata={"n": 1, "topic": "drinks"})
+    with pytest.raises(ValidationError, match=needle):
+        if how == "list":
+            mem.list(user_id=uid, filters=filters)
+        else:
+            mem.search("tea", user_id=uid, filters=filters)
+
+
+def test_edge_filters_still_work(mem: Memory, uid: str) -> None:
+    meta = {"a b": 1, "l": [{"q": 2}], "big": 2**63 - 1, "日本": 3}
+    record = mem.add("I like tea", user_id=uid, metadata=meta)
+    for filters in (
+        {'metadata."a b"': 1},
+        {"metadata.l[].q": 2},
+        {"metadata.big": 2**63 - 1},
+        {"metadata.日本": 3},
+        {"importance": {"lte": 2**70}},
+    ):
+        assert [r.id for r in mem.list(user_id=uid, filters=filters)] == [record.id], filters
+
+
+def test_engine_panic_is_a_store_error(mem: Memory, uid: str) -> None:
+    mem.add("I like tea", user_id=uid)
+    nan_range = RecordFilter(must=[Condition("importance", "range", {"gte": math.nan})])
+    with pytest.raises(StoreError, match="panicked"):  # not a BaseException escaping
+        mem.store.scroll(Scope(user_id=uid), nan_range, limit=10)
+    assert len(mem.list(user_id=uid)) == 1  # the store keeps working
+
+
+def test_cli_nan_filter_exits_2_without_a_rust_traceback(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = str(tmp_path / "s")
+    argv = ["--path", store, "list", "--user", "a", "--filter", 'importance={"gte": NaN}']
+    code = main(argv, embedder=FakeEmbedder(dim=64))
+    err = capfd.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "finite" in err, err
+
+
+def damage_payload_pages(store: Path) -> None:
+    """Flip the bits of every stored payload byte (zeros, the pages' free space, are left)."""
+    for page in store.glob("shard/segments/*/payload_storage/page_*.dat"):
+        data = bytearray(page.read_bytes()[:65536])
+        page.write_bytes(bytes(b ^ 0x5A if b else 0 for b in data))
+
+
+def test_a_damaged_payload_page_is_a_store_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "s"
+    with open_memory(store) as m:
+        m.add_many([f"memory number {i} " + "x" * 200 for i in range(20)], user_id="a")
+    damage_payload_pages(store)
+    with open_memory(store) as m:
+        with pytest.raises(StoreError, match="damaged") as info:
+            m.list(user_id="a")
+        assert str(store) in str(info.value) and "backup" in str(info.value)
+    code = main(["--path", str(store), "list", "--user", "a"], embedder=FakeEmbedder(dim=64))
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "damaged" in err, err
+
+
+def test_a_deleted_shard_is_a_store_error(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    with open_memory(store) as m:
+        m.add("kept", user_id="a")
+    shutil.rmtree(store / "shard")
+    with pytest.raises(StoreError, match="shard/ directory is missing"):
+        open_memory(store)
+    assert not (store / "shard").exists()  # nothing was created in its place
+    (store / "prism-store.json").unlink()  # what the message offers: start empty
+    with open_memory(store) as m:
+        assert m.count(user_id="a") == 0
