@@ -17,7 +17,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ._core import MemoryCore
 from ._validation import check_record, check_text
-from .errors import ImportDataError, PrismError, ValidationError
+from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
 from .records import MemoryRecord, is_record_id
 
 __all__ = ["ImportReport", "TransferAPI"]
@@ -166,9 +166,6 @@ def _reason(exc: BaseException) -> str:
         )
     if isinstance(exc, RecursionError):
         return "JSON nested too deeply to read"
-    if isinstance(exc, PydanticValidationError) and exc.errors():
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "record"
-        cause = err.get("ctx", {}).get("error")
-        return f"{where}: {cause if isinstance(cause, Exception) else err['msg']}"[:200]
+    if isinstance(exc, PydanticValidationError):
+        return pydantic_reason(exc)[:200]
     return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__

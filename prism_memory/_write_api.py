@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ._delete_api import DeleteAPI
+from ._validation import check_utc
 from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.buffer import (
@@ -406,6 +407,19 @@ class WriteAPI(DeleteAPI):
         if tid is None:
             raise ValidationError("task_id is required, e.g. m.task('trip-123', user_id=...)")
         scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        changes = (
+            goal,
+            status,
+            subgoal_id,
+            subgoal_status,
+            entities,
+            constraints,
+            decisions,
+            notes,
+            parent_task_id,
+        )
+        if all(c is None for c in changes):  # a read: never writes, not even an empty state
+            return self._semantic.load_task(scope, tid) or TaskState(task_id=tid)
         with self.scope_lock(scope):
             current = self._semantic.load_task(scope, tid)
             state = apply_task_update(
@@ -538,7 +552,8 @@ class WriteAPI(DeleteAPI):
             )
         if now is not None and not isinstance(now, datetime):
             raise ValidationError(f"now must be a datetime, got {type(now).__name__}")
-        return record_access(self.store, scope, list(records), now=now)
+        when = None if now is None else check_utc(now, "now")  # naive = UTC
+        return record_access(self.store, scope, list(records), now=when)
 
     def delete_all(
         self,

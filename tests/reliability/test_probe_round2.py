@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from prism_memory import (
     FakeEmbedder,
     ImportDataError,
+    Intent,
     Memory,
     MemoryRecord,
     Scope,
@@ -602,3 +603,63 @@ def test_a_deleted_shard_is_a_store_error(tmp_path: Path) -> None:
     (store / "prism-store.json").unlink()  # what the message offers: start empty
     with open_memory(store) as m:
         assert m.count(user_id="a") == 0
+
+
+# -- 16 / 17: forget, recall, intents and tasks -------------------------------------------------
+@pytest.mark.parametrize(
+    "older_than", [math.nan, math.inf, -math.inf, 1e12, 10**400, 10**8, timedelta(days=10**8)]
+)
+def test_forget_refuses_an_unusable_age(mem: Memory, uid: str, older_than: Any) -> None:
+    mem.add("I like tea", user_id=uid)
+    with pytest.raises(ValidationError, match="older_than"):
+        mem.forget(user_id=uid, older_than=older_than)
+    assert mem.count(user_id=uid, include_history=False) == 1
+
+
+def test_forget_of_a_large_finite_age_still_works(mem: Memory, uid: str) -> None:
+    mem.add("I like tea", user_id=uid)
+    assert mem.forget(user_id=uid, older_than=700_000) == 0  # nothing is that old
+    assert mem.forget(user_id=uid, older_than=0) == 1
+
+
+def test_recall_takes_a_naive_now_as_utc(mem: Memory, uid: str) -> None:
+    mem.add("I went to Rome on 2024-05-03", user_id=uid, event_time=datetime(2024, 5, 3))
+    naive = mem.recall("where did I go last week?", user_id=uid, now=datetime(2024, 5, 8, 12))
+    aware = mem.recall(
+        "where did I go last week?",
+        user_id=uid,
+        now=datetime(2024, 5, 8, 12, tzinfo=timezone.utc),
+    )
+    assert naive.text == aware.text and naive.records
+    assert naive.trace.intent["time_range"] == aware.trace.intent["time_range"]
+    with pytest.raises(ValidationError, match="now must be a datetime"):
+        mem.recall("where?", user_id=uid, now="yesterday")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"kinds": ["bogus"]}, {"strictness": 2}, {"weights": {"nope": 1.0}}, {"colour": "red"}],
+)
+def test_intent_errors_are_prism_errors(fields: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError, match="invalid Intent"):
+        Intent(**fields)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"parent_task_id": 5}, {"parent_task_id": " "}, {"status": "finished"}, {"goal": 3}],
+)
+def test_task_errors_are_prism_errors(mem: Memory, uid: str, change: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        mem.task("t1", user_id=uid, **change)
+    assert mem.count(user_id=uid) == 0
+
+
+def test_reading_a_task_writes_nothing(mem: Memory, uid: str) -> None:
+    state = mem.task("trip", user_id=uid)
+    assert state.task_id == "trip" and state.goal is None
+    assert mem.count(user_id=uid) == 0
+    mem.task("trip", user_id=uid, goal="Kyoto in May")
+    before = mem.list(user_id=uid, layer="working")
+    assert mem.task("trip", user_id=uid).goal == "Kyoto in May"
+    assert mem.list(user_id=uid, layer="working") == before  # same record, same updated_at
