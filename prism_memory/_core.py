@@ -25,7 +25,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ._validation import check_json_dict, check_text, coerce_enum, new_record
+from ._validation import check_json_dict, check_record, check_text, coerce_enum, new_record
 from .config import PrismConfig
 from .embeddings import Embedder, resolve_embedder
 from .errors import (
@@ -33,6 +33,7 @@ from .errors import (
     EmbeddingDimensionError,
     NotFoundError,
     PrismError,
+    StoreError,
     ValidationError,
 )
 from .records import (
@@ -46,6 +47,8 @@ from .records import (
     Status,
     Trust,
     is_record_id,
+    next_content_id,
+    normalize_text,
     utcnow,
 )
 from .sparse import SparseEncoder
@@ -55,6 +58,18 @@ from .stores.filters import Condition
 __all__ = ["MemoryCore", "RecordPage"]
 
 log = logging.getLogger("prism_memory")
+
+
+_CHAIN_PROBE = 4
+_MAX_CHAIN_ROUNDS = 16
+
+
+def _chain(first: str, n: int) -> list[str]:
+    """``first`` and the next ``n - 1`` ids of its content-id chain."""
+    out = [first]
+    while len(out) < n:
+        out.append(next_content_id(out[-1]))
+    return out
 
 
 class RecordPage(list[MemoryRecord]):
@@ -293,6 +308,8 @@ class MemoryCore:
         self._check_open()
         if not records:
             return []
+        for record in records:  # nothing is written unless every record can be stored as is
+            check_record(record)
         if screen:
             records = self._screen(records)
         self.store.upsert(self.embed_records(records, dense=dense, same_vector_as=same_vector_as))
@@ -417,24 +434,61 @@ class MemoryCore:
             except ValidationError as exc:
                 raise ValidationError(f"item {i}: {exc}") from None
         # one record per id: the last spelling of a repeated text wins, as a re-add would
-        unique = list({r.id: r for r in records}.values())
+        by_id = {r.id: r for r in records}
+        order = [r.id for r in records]
+        unique = list(by_id.values())
         with self.scope_lock(scope):
-            self._merge_existing(unique, scope)
+            self._merge_existing(unique, scope)  # may move a record to another id
             self._write_records(unique)
-        by_id = {r.id: r for r in unique}
-        return [by_id[r.id] for r in records]
+        return [by_id[i] for i in order]
 
     def _merge_existing(self, records: list[MemoryRecord], scope: Scope) -> None:
-        """Keep ``created_at``/stats of records that already exist (re-adds are upserts)."""
-        existing = {r.id: r for r in self.store.get([r.id for r in records], scope)}
-        for r in records:
-            old = existing.get(r.id)
-            if old is not None:
-                r.created_at = old.created_at
-                r.access_count = old.access_count
-                r.last_accessed = old.last_accessed
-                r.utility = old.utility
-                r.metadata = {**old.metadata, **r.metadata}
+        """Keep ``created_at``/stats of records that already exist (re-adds are upserts).
+
+        A record's id is derived from its text, but ``update(text=...)`` keeps the id, and a
+        summary, task or keyed record may sit at an id some text hashes to: a record found at
+        the id with *another* text is never overwritten. The new record takes the next id of
+        its chain (:func:`~prism_memory.records.next_content_id`) instead; the chain is probed
+        a few ids at a time, so an add finds the record of its text even past a deleted one.
+        """
+        if self.config.safety.redact_pii:
+            from .safety import redact_record
+
+            for r in records:  # the id is derived from the redacted text: look that one up
+                redact_record(r)
+        pending = list(records)
+        for _ in range(_MAX_CHAIN_ROUNDS):
+            chains = {r.id: _chain(r.id, _CHAIN_PROBE) for r in pending}
+            found = {
+                x.id: x for x in self.store.get([i for c in chains.values() for i in c], scope)
+            }
+            left: list[MemoryRecord] = []
+            for r in pending:
+                chain = chains[r.id]
+                text = normalize_text(r.text)
+                same = [i for i in chain if i in found and normalize_text(found[i].text) == text]
+                free = [i for i in chain if i not in found]
+                if same:
+                    r.id = same[0]
+                    old = found[same[0]]
+                    r.created_at = old.created_at
+                    r.access_count = old.access_count
+                    r.last_accessed = old.last_accessed
+                    r.utility = old.utility
+                    r.metadata = {**old.metadata, **r.metadata}
+                elif free:
+                    r.id = free[0]
+                else:
+                    r.id = next_content_id(chain[-1])
+                    left.append(r)
+            pending = left
+            if not pending:
+                return
+        raise StoreError(
+            f"{len(pending)} memories found no free id after {_MAX_CHAIN_ROUNDS * _CHAIN_PROBE} "
+            "records with other texts at their ids; this only happens when many updated "
+            "records share an original text: delete some of them and add again"
+        )
 
     def search(
         self,
@@ -568,7 +622,11 @@ class MemoryCore:
         importance: float | None = None,
         kind: Kind | str | None = None,
     ) -> MemoryRecord:
-        """Change a record in place (same id); a new text is re-embedded. Returns the new record."""
+        """Change a record in place (same id); a new text is re-embedded. Returns the new record.
+
+        The id stays the one derived from the first text; a later ``add`` of that first text
+        makes a record of its own and leaves this one alone.
+        """
         self._check_open()
         scope = self._scope(user_id, agent_id, session_id)
         with self.scope_lock(scope):

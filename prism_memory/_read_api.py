@@ -32,7 +32,7 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from ._core import MemoryCore
-from ._validation import check_text
+from ._validation import check_text, check_utc
 from .config import RetrievalConfig
 from .errors import ValidationError
 from .records import MemoryRecord, Scope, utcnow
@@ -222,6 +222,7 @@ class ReadAPI(MemoryCore):
         Long-term layers are searched across every session of the user/agent; the buffer of
         ``session_id`` (if given) fills the "recent turns" section. ``ctx.tokens`` never
         exceeds ``budget_tokens``; ``ctx.trace`` explains every candidate kept or cut.
+        ``now``: the time the recall is made at (default: the current time; naive = UTC).
         """
         self._check_open()
         t0 = time.perf_counter()
@@ -235,6 +236,8 @@ class ReadAPI(MemoryCore):
             raise ValidationError(
                 f"budget_tokens must be a positive integer (tokens), got {budget_tokens!r}"
             )
+        if now is not None and not isinstance(now, datetime):
+            raise ValidationError(f"now must be a datetime (naive = UTC), got {type(now).__name__}")
         if intent is not None and not isinstance(intent, Intent):
             raise ValidationError(
                 f"intent must be a prism_memory.Intent, got {type(intent).__name__}; "
@@ -256,7 +259,7 @@ class ReadAPI(MemoryCore):
                     scope.widen(session=True), [(r.id, r.access_count) for r in cached.records]
                 )
             return cached
-        now = now or utcnow()
+        now = utcnow() if now is None else check_utc(now, "now")
         long_scope = scope.widen(session=True)
         trace = RecallTrace()
         resolved = self._resolve_intent(query, intent, long_scope, cfg, now)

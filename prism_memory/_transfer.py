@@ -13,10 +13,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError as PydanticValidationError
+
 from ._core import MemoryCore
-from ._validation import check_text
-from .errors import ImportDataError, PrismError, ValidationError
-from .records import MemoryRecord
+from ._validation import check_record, check_text
+from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
+from .records import MemoryRecord, is_record_id
 
 __all__ = ["ImportReport", "TransferAPI"]
 
@@ -54,16 +56,32 @@ class TransferAPI(MemoryCore):
         else:
             pages = self.iter_records(self._scope(user_id, agent_id, session_id))
         target = Path(path)
+        if not target.parent.is_dir():
+            raise ValidationError(
+                f"cannot export to {target}: the directory {target.parent} does not exist; "
+                "create it first or pick another path"
+            )
         tmp = target.with_name(target.name + ".tmp")
         n = 0
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for record in pages:
-                fh.write(
-                    json.dumps(record.model_dump(mode="json", by_alias=True), ensure_ascii=False)
-                )
-                fh.write("\n")
-                n += 1
-        os.replace(tmp, target)
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for record in pages:
+                    fh.write(
+                        json.dumps(
+                            record.model_dump(mode="json", by_alias=True), ensure_ascii=False
+                        )
+                    )
+                    fh.write("\n")
+                    n += 1
+            os.replace(tmp, target)
+        except BaseException as exc:
+            tmp.unlink(missing_ok=True)  # no half-written file is left behind
+            if isinstance(exc, OSError):
+                raise ValidationError(
+                    f"cannot export to {target}: {exc.strerror or exc}; pick a path this "
+                    "process can write to"
+                ) from None
+            raise
         return n
 
     def _iter_all(self) -> Iterator[MemoryRecord]:
@@ -92,22 +110,18 @@ class TransferAPI(MemoryCore):
         report = ImportReport()
         records: list[MemoryRecord] = []
         try:
-            fh = open(path, encoding="utf-8")
+            fh = open(path, "rb")
         except OSError as exc:
             raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
         with fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
+            for lineno, raw in enumerate(fh, start=1):
                 try:
-                    data = json.loads(line)
-                    if not isinstance(data, dict):
-                        raise ValueError("a line must hold a JSON object")
-                    record = MemoryRecord.model_validate(data)
-                    record.scope  # noqa: B018 - raises when the line has no scope
-                    check_text(record.text)
-                except (ValueError, PrismError) as exc:
-                    msg = f"line {lineno}: {str(exc).splitlines()[0][:200]}"
+                    line = raw.decode("utf-8")
+                    if not line.strip():
+                        continue
+                    record = _parse_line(line)
+                except (ValueError, RecursionError, PrismError) as exc:
+                    msg = f"line {lineno}: {_reason(exc)}"
                     if not skip_bad:
                         raise ImportDataError(
                             f"{path}: {msg}. Nothing was imported; fix the line or pass "
@@ -124,3 +138,34 @@ class TransferAPI(MemoryCore):
             if progress is not None:
                 progress(len(chunk))
         return report
+
+
+def _parse_line(line: str) -> MemoryRecord:
+    """One export line as a record, checked for everything the engine checks on write (so an
+    import that starts writing does not stop half-way)."""
+    data = json.loads(line)
+    if not isinstance(data, dict):
+        raise ValueError("a line must hold a JSON object")
+    if data.get("id") not in (None, "") and not is_record_id(data["id"]):
+        raise ValidationError(
+            f"id {str(data['id'])[:60]!r} is not a UUID; ids are UUID strings as export_jsonl "
+            "writes them (drop the id to have one derived from the text)"
+        )
+    record = MemoryRecord.model_validate(data)
+    record.scope  # noqa: B018 - raises when the line has no scope
+    check_text(record.text)
+    return check_record(record, "the record")
+
+
+def _reason(exc: BaseException) -> str:
+    """One line on why a line was refused."""
+    if isinstance(exc, UnicodeDecodeError):
+        return (
+            f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at byte {exc.start}); "
+            "re-encode the file as UTF-8"
+        )
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply to read"
+    if isinstance(exc, PydanticValidationError):
+        return pydantic_reason(exc)[:200]
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__

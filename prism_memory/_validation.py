@@ -4,11 +4,12 @@ message. Pure functions, no I/O."""
 
 from __future__ import annotations
 
+import math
+import unicodedata
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime, time
+from enum import Enum
 from typing import Any
-
-from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .errors import ValidationError
 from .records import (
@@ -20,13 +21,30 @@ from .records import (
     Scope,
     Source,
     Trust,
+    _as_utc,
     make_record_id,
     utcnow,
 )
 
-__all__ = ["MAX_TEXT_CHARS", "check_json_dict", "check_text", "coerce_enum", "new_record"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_TEXT_CHARS",
+    "check_json_dict",
+    "check_record",
+    "check_string",
+    "check_text",
+    "check_utc",
+    "coerce_enum",
+    "has_visible_text",
+    "new_record",
+]
 
 MAX_TEXT_CHARS = 100_000
+#: Containers (dicts, lists) nested in ``metadata`` / ``fields``, counting the dict itself. The
+#: engine stops decoding a payload nested about 128 levels deep: a deeper record would be
+#: stored and then be unreadable, taking every page of results it falls in with it.
+MAX_JSON_DEPTH = 32
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def coerce_enum(enum: Any, value: Any, what: str) -> Any:
@@ -39,37 +57,133 @@ def coerce_enum(enum: Any, value: Any, what: str) -> Any:
         raise ValidationError(f"unknown {what} {value!r}; use one of: {allowed}") from None
 
 
-def check_json_dict(value: Any, what: str = "metadata") -> dict[str, Any]:
-    """Reject what the payload cannot hold: non-dicts, non-string keys, unserialisable values."""
-    if not isinstance(value, dict):
-        raise ValidationError(f"{what} must be a dict, got {type(value).__name__}")
-    bad_keys = [k for k in value if not isinstance(k, str)]
-    if bad_keys:
+def check_string(value: str, what: str) -> str:
+    """Reject what cannot be stored as UTF-8: a lone surrogate (``"\\ud800"``, e.g. from a
+    ``surrogateescape`` decode or a broken JSON escape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
         raise ValidationError(
-            f"{what} keys must be strings, got {bad_keys[0]!r}; e.g. {{{str(bad_keys[0])!r}: ...}}"
-        )
-    try:  # the serialiser the payload uses; json.dumps(default=str) would accept anything
-        to_jsonable_python(value)
-    except (PydanticSerializationError, TypeError, ValueError) as exc:
-        raise ValidationError(
-            f"{what} must be JSON-serialisable (strings, numbers, booleans, lists, dicts, "
-            f"datetimes): {exc}"
+            f"{what} holds a lone surrogate ({value[exc.start]!r} at position {exc.start}), "
+            "which is no character and cannot be encoded as UTF-8; decode the input with "
+            "errors='replace' or drop the character"
         ) from None
     return value
 
 
+def _where(what: str, path: tuple[Any, ...]) -> str:
+    """``metadata['a'][0]``, its middle cut when it is long."""
+    parts = [f"[{p!r}]" for p in path]
+    if len(parts) > 6:
+        parts = [*parts[:3], "...", *parts[-2:]]
+    return what + "".join(parts)
+
+
+def _walk(value: Any, what: str, path: tuple[Any, ...] = (), level: int = 0) -> None:
+    """Check one JSON value of a payload: what the engine would reject, change or be unable
+    to read back is refused here, before anything is written."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        if not value.isascii():  # only non-ASCII text can hold a surrogate
+            check_string(value, _where(what, path))
+    elif isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValidationError(
+                f"{_where(what, path)} is {value}, outside the 64-bit integer range the store "
+                "keeps exactly (-2**63 .. 2**63-1); store it as a string"
+            )
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(
+                f"{_where(what, path)} is {value}, which JSON cannot hold (it would be stored "
+                "as null); store a finite number, None or a string such as 'nan'"
+            )
+    elif isinstance(value, (dict, list, tuple)):
+        if level >= MAX_JSON_DEPTH:
+            raise ValidationError(
+                f"{_where(what, path)} is nested more than {MAX_JSON_DEPTH} levels deep; "
+                "flatten it (e.g. store the deep part as a JSON string)"
+            )
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if not isinstance(k, str):
+                    raise ValidationError(
+                        f"{_where(what, path)} keys must be strings, got {k!r}; "
+                        f"e.g. {{{str(k)!r}: ...}}"
+                    )
+                if not k.isascii():
+                    check_string(k, f"a key of {_where(what, path)}")
+                _walk(v, what, (*path, k), level + 1)
+        else:
+            for i, v in enumerate(value):
+                _walk(v, what, (*path, i), level + 1)
+    elif isinstance(value, (set, frozenset)):
+        raise ValidationError(
+            f"{_where(what, path)} is a set, which JSON cannot hold (it would come back as a "
+            "list in some order); pass sorted(...) or list(...)"
+        )
+    elif not isinstance(value, (datetime, date, time, Enum)):
+        raise ValidationError(
+            f"{_where(what, path)} is a {type(value).__name__}, which is not "
+            "JSON-serialisable; pass strings, numbers, booleans, None, lists or dicts "
+            "(datetimes are stored as ISO strings)"
+        )
+
+
+def check_json_dict(value: Any, what: str = "metadata") -> dict[str, Any]:
+    """Reject what the payload cannot hold exactly: non-dicts, non-string keys, values JSON
+    has no form for (NaN, infinity, sets, arbitrary objects), integers beyond 64 bits, lone
+    surrogates and nesting deeper than :data:`MAX_JSON_DEPTH`."""
+    if not isinstance(value, dict):
+        raise ValidationError(f"{what} must be a dict, got {type(value).__name__}")
+    _walk(value, what)
+    return value
+
+
+def check_record(record: MemoryRecord, what: str = "the memory") -> MemoryRecord:
+    """Check every value of a record as :func:`check_json_dict` checks metadata (the last
+    guard before a write: imported lines and records built inside PRISM pass it too)."""
+    for name, value in record.model_dump(by_alias=True).items():
+        _walk(value, f"{what}'s {name}")
+    return record
+
+
+def has_visible_text(text: str) -> bool:
+    """True when ``text`` has a character that is neither whitespace nor an invisible
+    control / format character (zero-width space, joiner, BOM, ...)."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
 def check_text(text: Any, what: str = "text") -> str:
-    """Reject non-strings, empty and whitespace-only text, and absurdly long text."""
+    """Reject non-strings, text with nothing visible in it, lone surrogates and absurdly
+    long text."""
     if not isinstance(text, str):
         raise ValidationError(f"{what} must be a string, got {type(text).__name__}")
     if not text.strip():
         raise ValidationError(f"{what} is empty or whitespace; pass the content to remember")
+    if not has_visible_text(text):
+        raise ValidationError(
+            f"{what} has no visible character (only whitespace and invisible characters such "
+            "as zero-width spaces); pass the content to remember"
+        )
     if len(text) > MAX_TEXT_CHARS:
         raise ValidationError(
             f"{what} has {len(text)} characters; the limit is {MAX_TEXT_CHARS}. Split it into "
             "smaller memories (remember() splits conversations into turns for you)"
         )
-    return text
+    return check_string(text, what)
+
+
+def check_utc(value: datetime, what: str) -> datetime:
+    """``value`` in UTC (naive = UTC); a time that leaves years 1-9999 in UTC is refused."""
+    try:
+        return _as_utc(value)
+    except ValueError:
+        raise ValidationError(
+            f"{what} {value.isoformat()} falls outside years 1-9999 once converted to UTC; "
+            "pass a time within that range"
+        ) from None
 
 
 def new_record(
@@ -102,8 +216,10 @@ def new_record(
         check_json_dict(metadata, "metadata")
     if fields is not None:
         check_json_dict(fields, "fields")
-    if event_time is not None and not isinstance(event_time, datetime):
-        raise ValidationError(f"event_time must be a datetime, got {type(event_time).__name__}")
+    if event_time is not None:
+        if not isinstance(event_time, datetime):
+            raise ValidationError(f"event_time must be a datetime, got {type(event_time).__name__}")
+        check_utc(event_time, "event_time")
     for name, value in (("importance", importance), ("confidence", confidence)):
         if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
             raise ValidationError(f"{name} must be a number in [0, 1], got {value!r}")

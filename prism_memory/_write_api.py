@@ -25,9 +25,18 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ._delete_api import DeleteAPI
+from ._validation import check_utc
 from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
-from .layers.buffer import BufferedTurn, BufferIndex, overflow_count, turn_filter, turn_record_id
+from .layers.buffer import (
+    BufferedTurn,
+    BufferIndex,
+    message_candidates,
+    message_slots,
+    overflow_count,
+    turn_filter,
+    turn_record_id,
+)
 from .layers.messages import Turn, parse_messages, parse_time
 from .layers.result import RecordChange, RememberResult
 from .layers.semantic import SemanticWriter
@@ -119,16 +128,26 @@ class WriteAPI(DeleteAPI):
         with self.scope_lock(scope):
             state = self._buffers.session(self.store, scope)
             start_index = state.next_index
-            with_ids = [turn_record_id(scope, t.id, 0) for t in turns if t.id is not None]
-            known = {r.id for r in self.store.get(with_ids, scope)} if with_ids else set()
+            message_ids = [t.id for t in turns if t.id is not None]
+            stored = {
+                r.id: r
+                for r in self.store.get(
+                    [c for i in message_ids for c in message_candidates(scope, i)], scope
+                )
+            }
+            known, slots = message_slots(scope, message_ids, stored)
             records: list[MemoryRecord] = []
             now = utcnow()
             for turn in turns:
-                rid = turn_record_id(scope, turn.id, state.next_index)
+                rid = (
+                    slots[turn.id]
+                    if turn.id is not None
+                    else turn_record_id(scope, None, state.next_index)
+                )
                 rec = self._turn_record(
                     turn, scope, rid, state.next_index, when or now, task, subgoal
                 )
-                if turn.id is not None and rid in known:
+                if turn.id is not None and turn.id in known:
                     result.skipped.append(
                         RecordChange(rec, f"message id {turn.id!r} was already remembered")
                     )
@@ -401,6 +420,19 @@ class WriteAPI(DeleteAPI):
         if tid is None:
             raise ValidationError("task_id is required, e.g. m.task('trip-123', user_id=...)")
         scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        changes = (
+            goal,
+            status,
+            subgoal_id,
+            subgoal_status,
+            entities,
+            constraints,
+            decisions,
+            notes,
+            parent_task_id,
+        )
+        if all(c is None for c in changes):  # a read: never writes, not even an empty state
+            return self._semantic.load_task(scope, tid) or TaskState(task_id=tid)
         with self.scope_lock(scope):
             current = self._semantic.load_task(scope, tid)
             state = apply_task_update(
@@ -533,7 +565,8 @@ class WriteAPI(DeleteAPI):
             )
         if now is not None and not isinstance(now, datetime):
             raise ValidationError(f"now must be a datetime, got {type(now).__name__}")
-        return record_access(self.store, scope, list(records), now=now)
+        when = None if now is None else check_utc(now, "now")  # naive = UTC
+        return record_access(self.store, scope, list(records), now=when)
 
     def delete_all(
         self,

@@ -80,3 +80,16 @@ class QuarantinedError(ValidationError):
         super().__init__(message)
         self.record_id = record_id
         self.reason = reason
+
+
+def pydantic_reason(exc: Exception) -> str:
+    """The first error of a pydantic ``ValidationError`` as ``field: reason`` (one line), the
+    message of a PRISM error a validator raised when there is one."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors) or not errors():
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    err = errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "value"
+    cause = err.get("ctx", {}).get("error")
+    reason = str(cause) if isinstance(cause, Exception) else err.get("msg", "invalid")
+    return f"{where}: {reason}"[:300]

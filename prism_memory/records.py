@@ -17,7 +17,7 @@ import unicodedata
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic import ValidationError as PydanticValidationError
@@ -39,6 +39,7 @@ __all__ = [
     "Trust",
     "is_record_id",
     "make_record_id",
+    "next_content_id",
     "normalize_entity",
     "normalize_text",
     "utcnow",
@@ -54,12 +55,22 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+@overload
+def _as_utc(value: datetime) -> datetime: ...
+@overload
+def _as_utc(value: None) -> None: ...
 def _as_utc(value: datetime | None) -> datetime | None:
+    """``value`` in UTC (naive = UTC); ``ValueError`` when UTC leaves years 1-9999."""
     if value is None:
         return None
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(
+            f"{value.isoformat()} falls outside years 1-9999 once converted to UTC"
+        ) from None
 
 
 class Layer(str, Enum):
@@ -123,6 +134,20 @@ def normalize_entity(name: str) -> str:
     return normalize_text(name).strip(" .,;:!?\"'")
 
 
+def _key_part(value: str | None) -> str:
+    """A scope id as written in :meth:`Scope.key` (escaped only when it holds a separator).
+
+    Injective: an unescaped part holds neither ``|`` nor ``=``, an escaped one always does, and
+    every ``|`` / ``=`` of an escaped part follows a backslash, so the key splits back into
+    its fields in one way only.
+    """
+    if value is None:
+        return ""
+    if "|" not in value and "=" not in value:
+        return value
+    return value.replace("\\", "\\\\").replace("|", "\\|").replace("=", "\\=")
+
+
 class Scope(BaseModel):
     """Who a memory belongs to. At least one field is required; all given fields must match.
 
@@ -152,6 +177,13 @@ class Scope(BaseModel):
                 f"{info.field_name} is empty; pass a non-empty identifier such as "
                 f"{info.field_name}='alice' (an empty id would match nobody or everybody)"
             )
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ScopeError(
+                f"{info.field_name} holds a lone surrogate, which cannot be stored as UTF-8; "
+                "pass an id of real characters"
+            ) from None
         if len(value) > MAX_SCOPE_ID_CHARS:
             raise ScopeError(
                 f"{info.field_name} is {len(value)} characters long; the limit is "
@@ -189,8 +221,14 @@ class Scope(BaseModel):
         return cls(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
     def key(self) -> str:
-        """A stable string for the scope (cache keys, ids). Unambiguous: fields are named."""
-        return "|".join(f"{name}={getattr(self, name) or ''}" for name in sorted(SCOPE_FIELDS))
+        """A stable string for the scope (cache keys, ids); distinct scopes have distinct keys.
+
+        Fields are named and joined with ``|``. An id holding a separator (``|`` or ``=``) is
+        written with ``\\``, ``|`` and ``=`` escaped by a backslash, so ``session_id="s1|user_id=x"``
+        cannot pass for another field; every other id is written as is, which keeps the keys
+        (and so the record ids derived from them) of ordinary scopes what they have always been.
+        """
+        return "|".join(f"{name}={_key_part(getattr(self, name))}" for name in sorted(SCOPE_FIELDS))
 
     def as_dict(self) -> dict[str, str]:
         """Only the fields that are set."""
@@ -256,6 +294,15 @@ def make_record_id(scope: Scope, layer: Layer | str, content_key: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, name))
 
 
+def next_content_id(record_id: str) -> str:
+    """The id a content record takes when ``record_id`` holds another text (see ``Memory.add``).
+
+    Deterministic, so the same adds give the same ids; its name (an id, not a scope key) can
+    equal no name :func:`make_record_id` hashes.
+    """
+    return str(uuid.uuid5(_NAMESPACE, f"{record_id}\x1fnext"))
+
+
 class MemoryRecord(BaseModel):
     """One memory. Stored as one Qdrant point whose payload is this model's JSON.
 
@@ -295,6 +342,10 @@ class MemoryRecord(BaseModel):
     valid_to: datetime | None = None
     last_accessed: datetime | None = None
     access_count: int = 0
+    consolidated_at: datetime | None = Field(
+        default=None,
+        description="When consolidation summarised this episodic turn (a second run skips it).",
+    )
 
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     utility: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -304,7 +355,13 @@ class MemoryRecord(BaseModel):
     provenance: Provenance = Field(default_factory=Provenance)
 
     @field_validator(
-        "event_time", "created_at", "updated_at", "valid_from", "valid_to", "last_accessed"
+        "event_time",
+        "created_at",
+        "updated_at",
+        "valid_from",
+        "valid_to",
+        "last_accessed",
+        "consolidated_at",
     )
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:

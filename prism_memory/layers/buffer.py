@@ -14,12 +14,14 @@ Design:
 
 from __future__ import annotations
 
+import json
 import threading
+import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..records import Layer, MemoryRecord, Scope, make_record_id
+from ..records import Layer, MemoryRecord, Scope, make_record_id, normalize_text
 from ..stores import MemoryStore, RecordFilter
 from ..stores.filters import Condition
 from ..tokens import count_tokens
@@ -28,16 +30,83 @@ __all__ = [
     "BufferIndex",
     "BufferedTurn",
     "SessionBuffer",
+    "exact_turn_record_id",
+    "legacy_turn_record_id",
+    "message_candidates",
+    "message_slots",
     "overflow_count",
     "turn_filter",
     "turn_record_id",
 ]
 
 
+_EXACT_MESSAGE_IDS = uuid.UUID("0d6f3b1e-8c4a-5e29-b7d1-2f4a9c6e8b30")
+
+
 def turn_record_id(scope: Scope, message_id: str | None, turn_index: int) -> str:
-    """Id of a turn: from the message id when there is one (a retry is recognised), else its index."""
-    key = f"msg:{message_id}" if message_id is not None else f"idx:{turn_index}"
-    return make_record_id(scope, "turn", key)
+    """Id of a turn: from the message id when there is one (a retry is recognised), else its index.
+
+    Message ids are compared byte for byte (``"K1"`` and ``"k1"`` are two messages). An id
+    that text normalisation leaves unchanged (lower case, NFKC, no runs of whitespace: most
+    ids) keeps the record id it has always had (:func:`legacy_turn_record_id`); any other id
+    is hashed exactly (:func:`exact_turn_record_id`), so it can equal no normalised one.
+
+    >>> s = Scope(user_id="a", session_id="s")
+    >>> turn_record_id(s, "K1", 0) != turn_record_id(s, "k1", 0)
+    True
+    """
+    if message_id is None:
+        return make_record_id(scope, "turn", f"idx:{turn_index}")
+    key = f"msg:{message_id}"
+    if normalize_text(key) == key:
+        return legacy_turn_record_id(scope, message_id)
+    return exact_turn_record_id(scope, message_id)
+
+
+def exact_turn_record_id(scope: Scope, message_id: str) -> str:
+    """A turn id hashed from the exact message id, in a namespace of its own."""
+    return str(uuid.uuid5(_EXACT_MESSAGE_IDS, json.dumps([scope.key(), message_id])))
+
+
+def legacy_turn_record_id(scope: Scope, message_id: str) -> str:
+    """The id versions that compared message ids after normalisation gave a turn: ``"K1"`` and
+    ``"k1"`` shared it. Still the id of a message id in normal form."""
+    return make_record_id(scope, "turn", f"msg:{message_id}")
+
+
+def message_slots(
+    scope: Scope, message_ids: Sequence[str], stored: Mapping[str, MemoryRecord]
+) -> tuple[set[str], dict[str, str]]:
+    """Which message ids were remembered before, and the record id of each message.
+
+    ``stored``: the records found at :func:`message_candidates` of the ids. A message is known
+    when one of its candidate records holds its exact id in ``source_ids`` (every turn record
+    does), so a turn an older version stored under a shared legacy id is recognised, and is
+    never overwritten: a message whose usual id is taken by another message's legacy record
+    goes to its exact id instead.
+    """
+    known: set[str] = set()
+    slots: dict[str, str] = {}
+    for mid in message_ids:
+        holders = [stored[c] for c in message_candidates(scope, mid) if c in stored]
+        mine = [r for r in holders if mid in r.provenance.source_ids]
+        if mine:
+            known.add(mid)
+            slots[mid] = mine[0].id
+        else:
+            primary = turn_record_id(scope, mid, 0)
+            slots[mid] = primary if primary not in stored else exact_turn_record_id(scope, mid)
+    return known, slots
+
+
+def message_candidates(scope: Scope, message_id: str) -> list[str]:
+    """Every record id a turn with this message id may have (see :func:`message_slots`)."""
+    ids = [
+        turn_record_id(scope, message_id, 0),
+        exact_turn_record_id(scope, message_id),
+        legacy_turn_record_id(scope, message_id),
+    ]
+    return list(dict.fromkeys(ids))
 
 
 def turn_filter(*layers: Layer) -> RecordFilter:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .._validation import MAX_TEXT_CHARS
+from .._validation import MAX_TEXT_CHARS, check_string, has_visible_text
 from ..errors import ValidationError
 
 __all__ = ["ROLES", "Turn", "parse_messages", "parse_time"]
@@ -81,7 +81,15 @@ def parse_time(value: Any, what: str = "timestamp") -> datetime | None:
             f"{what} must be a datetime, an ISO-8601 string or epoch seconds, "
             f"got {type(value).__name__}"
         )
-    return dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
+    dt = dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
+    try:
+        dt.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValidationError(
+            f"{what} {dt.isoformat()} falls outside years 1-9999 once converted to UTC; pass a "
+            "time within that range"
+        ) from None
+    return dt
 
 
 def _content_text(content: Any, where: str) -> str:
@@ -100,8 +108,12 @@ def _content_text(content: Any, where: str) -> str:
             f"{where}: content must be a string or a list of content blocks, "
             f"got {type(content).__name__}"
         )
-    if not text.strip():
-        raise ValidationError(f"{where}: content is empty; drop the message or give it text")
+    if not text.strip() or not has_visible_text(text):
+        raise ValidationError(
+            f"{where}: content is empty (or only invisible characters); drop the message or "
+            "give it text"
+        )
+    check_string(text, f"{where}: content")
     if len(text) > MAX_TEXT_CHARS:
         raise ValidationError(
             f"{where}: content has {len(text)} characters; the limit is {MAX_TEXT_CHARS}. "
@@ -124,7 +136,7 @@ def _opt_str(value: Any, what: str, where: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip():
-        return str(value)
+        return check_string(str(value), f"{where}: {what}")
     raise ValidationError(f"{where}: {what} must be a non-empty string, got {value!r}")
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import ValidationError
+from pydantic import ValidationError as PydanticValidationError
+
+from ..errors import ValidationError, pydantic_reason
 from ..extraction.schemas import TaskState
 from ..records import Layer, Scope, make_record_id
 
@@ -86,12 +88,19 @@ def apply_task_update(
             )
         data["subgoals"] = {**data["subgoals"], subgoal_id: sg_status}
     if parent_task_id is not None:
+        if not isinstance(parent_task_id, str) or not parent_task_id.strip():
+            raise ValidationError(
+                f"parent_task_id must be a non-empty string, got {parent_task_id!r}"
+            )
         data["parent_task_id"] = parent_task_id
     data["active_entities"] = _add_unique(data["active_entities"], entities, "entities")
     data["constraints"] = _add_unique(data["constraints"], constraints, "constraints")
     data["decisions"] = _add_unique(data["decisions"], decisions, "decisions")
     data["notes"] = _add_unique(data["notes"], notes, "notes")
-    return TaskState.model_validate(data)
+    try:
+        return TaskState.model_validate(data)
+    except PydanticValidationError as exc:  # a field the checks above do not cover
+        raise ValidationError(f"invalid task update: {pydantic_reason(exc)}") from None
 
 
 def task_summary(state: TaskState) -> str:

@@ -9,7 +9,8 @@ Design:
   sentences, speaker-tagged, within a token bound); with one it is distilled by the model, with
   the extractive text as the fallback. Optional reflection asks the model for insights over the
   new summaries and writes ``reflection`` records.
-- Turns are marked (``consolidated_at`` payload) so a second run does no work: idempotent.
+- Turns are marked (their ``consolidated_at`` field, kept by ``update`` and by export/import)
+  so a second run does no work: idempotent.
 - Selecting the turns (:func:`select_turns`) and summarising them (:func:`consolidate_turns`)
   are separate steps: a background consolidation selects its turns when it is scheduled, in
   the caller's order, so what a summary covers never depends on when the worker thread runs.
@@ -22,9 +23,11 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from .._llm import call_llm
 from ..extraction.rules import score_importance
@@ -47,6 +50,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("prism_memory")
+_DT = TypeAdapter(datetime)
 WINDOW = 12
 SUMMARY_TOKENS = 80
 _WORD = re.compile(r"[\w\u4e00-\u9fff]{3,}")
@@ -252,13 +256,16 @@ def consolidate_turns(
             )
             if dense_vec is not None:
                 dense[summary.id] = dense_vec
+    stamp = utcnow()
     with memory.scope_lock(scope):
         written = memory._write_records(summaries + reflections, dense=dense, screen=False)
         ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():
             session_scope = Scope.of(scope.user_id, scope.agent_id, session_id or None)
             memory.store.set_payload(
-                [t.id for t in turns], session_scope, {"consolidated_at": utcnow().isoformat()}
+                [t.id for t in turns],
+                session_scope,
+                {"consolidated_at": _DT.dump_python(stamp, mode="json")},
             )
     for rec in written:
         result.added.append(

@@ -9,7 +9,8 @@ so the text does not linger on disk.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import math
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
@@ -29,15 +30,37 @@ def parse_older_than(value: Any) -> datetime:
     from ..layers.messages import parse_time
 
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if value < 0:
-            raise ValidationError(f"older_than={value!r}: an age in days must be >= 0")
-        return utcnow() - timedelta(days=float(value))
+        if not (isinstance(value, int) or math.isfinite(value)) or value < 0:
+            raise ValidationError(
+                f"older_than={value!r}: an age in days must be a finite number >= 0"
+            )
+        age: timedelta | None = None
+        try:
+            age = timedelta(days=float(value))
+        except OverflowError:
+            pass
+        return _before_now(age, value)
     if isinstance(value, timedelta):
-        return utcnow() - value
+        if value < timedelta(0):
+            raise ValidationError(f"older_than={value!r}: an age must be >= 0")
+        return _before_now(value, value)
     cutoff = parse_time(value, "older_than")
     if cutoff is None:
         raise ValidationError("older_than is required here")
     return cutoff
+
+
+def _before_now(age: timedelta | None, given: Any) -> datetime:
+    """``now - age``, refused when it falls before year 1."""
+    try:
+        if age is not None:
+            return utcnow() - age
+    except OverflowError:
+        pass
+    raise ValidationError(
+        f"older_than={given!r}: that age reaches back before year 1; pass an age below "
+        f"{(utcnow() - datetime.min.replace(tzinfo=timezone.utc)).days} days, or a datetime"
+    )
 
 
 def forget_records(

@@ -21,8 +21,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ValidationError as PydanticValidationError
 
-from ..errors import ValidationError
+from ..errors import ValidationError, pydantic_reason
 from ..records import Kind, Layer, normalize_entity
 
 __all__ = ["Intent", "IntentRegistry", "analyze_query", "parse_time_range"]
@@ -82,6 +83,13 @@ class Intent(BaseModel):
     @classmethod
     def _norm(cls, value: list[str]) -> list[str]:
         return sorted({normalize_entity(v) for v in value if isinstance(v, str) and v.strip()})
+
+    def __init__(self, **data: Any) -> None:
+        # pydantic wraps every field error in its own ValidationError; PRISM raises its own
+        try:
+            super().__init__(**data)
+        except PydanticValidationError as exc:
+            raise ValidationError(f"invalid Intent: {pydantic_reason(exc)}") from None
 
     def merged_over(self, base: Intent | None) -> Intent:
         """This intent with gaps filled from ``base`` (lists are unioned, weights overlaid)."""

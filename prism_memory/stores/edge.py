@@ -13,17 +13,18 @@ Design:
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import logging
 import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from ..errors import EmbeddingDimensionError, StoreError, StoreLockedError
+from ..errors import EmbeddingDimensionError, PrismError, StoreError, StoreLockedError
 from ..records import MemoryRecord, Scope, is_record_id
 from .base import (
     BM25_VECTOR,
@@ -53,6 +54,54 @@ def _q() -> Any:
     import qdrant_edge
 
     return qdrant_edge
+
+
+def engine_error(exc: BaseException, path: Path) -> StoreError | None:
+    """The :class:`StoreError` for an exception the engine raised, or ``None`` (re-raise it).
+
+    Two kinds are translated: a Rust panic (``pyo3_runtime.PanicException``, a
+    ``BaseException`` that ``except Exception`` would miss) and the engine's own runtime
+    errors (``Exception: Service runtime error: ...``), which on a read mean the files are
+    damaged. Anything else (a ``TypeError`` from an argument PRISM should have refused,
+    ``KeyboardInterrupt``) passes unchanged.
+    """
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    if type(exc).__name__ == "PanicException":
+        return StoreError(
+            f"the embedded engine (qdrant-edge) panicked on the store at {path}: {first}. The "
+            "call was not carried out; if later calls fail too, close the Memory and open it "
+            "again. Please report the call that caused it"
+        )
+    if not isinstance(exc, Exception) or "Service runtime error" not in first:
+        return None
+    if any(w in first.lower() for w in ("decode", "decompress", "deserializ", "corrupt")):
+        return StoreError(
+            f"the memory store at {path} is damaged and a record could not be read ({first}). "
+            "Its files were changed or cut short outside PRISM (a disk fault, a copy taken "
+            f"while it was open, an edit): restore {path} from a backup"
+        )
+    return StoreError(f"the embedded engine failed on the store at {path}: {first}")
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _engine_call(fn: _F) -> _F:
+    """Turn the engine's panics and runtime errors in ``fn`` into :class:`StoreError`."""
+
+    @functools.wraps(fn)
+    def wrapper(self: EdgeStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except PrismError:
+            raise
+        except BaseException as exc:
+            err = engine_error(exc, self.path)
+            if err is None:
+                raise
+            raise err from exc
+
+    return cast(_F, wrapper)
 
 
 def _condition(c: Condition) -> Any:
@@ -161,12 +210,24 @@ class EdgeStore(StoreBase):
         self._hnsw = (hnsw_m, hnsw_ef_construct)
         self._dirty = True  # unknown history: the first purge after opening rebuilds
         recover_rebuild(shard_path)
+        has_shard = (shard_path / "wal").exists() or (shard_path / "segments").exists()
+        if meta_path.exists() and not has_shard:
+            # the marker is written only after the shard is complete: its shard was removed
+            raise StoreError(
+                f"{meta_path} says a memory store exists at {self.path}, but its shard/ "
+                f"directory is missing or empty, so every record is gone from disk. Restore "
+                f"{shard_path} from a backup; to start an empty store here instead, delete "
+                f"{meta_path}"
+            )
         try:
-            if (shard_path / "wal").exists() or (shard_path / "segments").exists():
+            if has_shard:
                 self._shard = q.EdgeShard.load(str(shard_path))
             else:
                 self._shard = self._new_shard(shard_path)
-        except Exception as exc:
+        except BaseException as exc:
+            err = engine_error(exc, self.path)
+            if not isinstance(exc, Exception) and err is None:
+                raise  # KeyboardInterrupt and the like
             msg = str(exc)
             if "WouldBlock" in msg or "lock" in msg.lower():
                 raise StoreLockedError(
@@ -261,6 +322,7 @@ class EdgeStore(StoreBase):
         except Exception as exc:  # never crash a background thread
             log.warning("background optimize failed: %s", exc)
 
+    @_engine_call
     def optimize(self) -> None:
         """Build HNSW/sparse indexes now (blocking)."""
         self._check_open()
@@ -274,11 +336,13 @@ class EdgeStore(StoreBase):
         if t is not None and t.is_alive():
             t.join()
 
+    @_engine_call
     def flush(self) -> None:
         self._check_open()
         with self._lock:
             self._shard.flush()
 
+    @_engine_call
     def purge(self) -> None:
         """Make deletes physical: no byte of a deleted record stays in any file of the store.
 
@@ -295,6 +359,7 @@ class EdgeStore(StoreBase):
                 self._rebuild()
                 self._dirty = False
 
+    @_engine_call
     def close(self) -> None:
         if self._closed:
             return
@@ -306,6 +371,7 @@ class EdgeStore(StoreBase):
                 self._shard.close()
                 self._closed = True
 
+    @_engine_call
     def info(self) -> dict[str, Any]:
         self._check_open()
         with self._lock:
@@ -320,6 +386,7 @@ class EdgeStore(StoreBase):
         }
 
     # -- writes -------------------------------------------------------------------------
+    @_engine_call
     def upsert(self, points: Sequence[PointData]) -> None:
         if not points:
             return
@@ -342,6 +409,7 @@ class EdgeStore(StoreBase):
             self._shard.update(q.UpdateOperation.upsert_points(batch))
             self._after_write(len(batch))
 
+    @_engine_call
     def set_payload(self, ids: Sequence[str], scope: Scope, payload: dict[str, Any]) -> None:
         valid = [i for i in ids if is_record_id(i)]  # the engine rejects non-UUID ids
         if not valid:
@@ -358,6 +426,7 @@ class EdgeStore(StoreBase):
             return 0
         return self.delete_by_filter(scope, RecordFilter.any_of("id", valid))
 
+    @_engine_call
     def delete_by_filter(self, scope: Scope, flt: RecordFilter | None = None) -> int:
         self._check_open()
         q = _q()
@@ -412,6 +481,7 @@ class EdgeStore(StoreBase):
         self._pending = 0
 
     # -- reads --------------------------------------------------------------------------
+    @_engine_call
     def get(
         self, ids: Sequence[str], scope: Scope, *, with_vectors: bool = False
     ) -> list[MemoryRecord]:
@@ -431,6 +501,7 @@ class EdgeStore(StoreBase):
                 by_id[str(r.id)] = MemoryRecord.from_payload(r.payload or {})
         return [by_id[i] for i in valid if i in by_id]
 
+    @_engine_call
     def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
         self._check_open()
         valid = [i for i in ids if is_record_id(i)]
@@ -448,6 +519,7 @@ class EdgeStore(StoreBase):
                 out[str(r.id)] = list(r.vector[DENSE_VECTOR])
         return out
 
+    @_engine_call
     def _scroll(
         self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
     ) -> tuple[list[MemoryRecord], str | None]:
@@ -467,6 +539,7 @@ class EdgeStore(StoreBase):
             str(nxt) if nxt is not None else None
         )
 
+    @_engine_call
     def count(self, scope: Scope, flt: RecordFilter | None = None) -> int:
         self._check_open()
         q = _q()
@@ -475,6 +548,7 @@ class EdgeStore(StoreBase):
             self._check_open()
             return int(self._shard.count(req))
 
+    @_engine_call
     def facet(
         self, key: str, scope: Scope, flt: RecordFilter | None = None, *, limit: int = 100
     ) -> list[tuple[str, int]]:
@@ -494,6 +568,7 @@ class EdgeStore(StoreBase):
             out.append((s, int(hit.count)))
         return out
 
+    @_engine_call
     def query_routes(
         self,
         scope: Scope,

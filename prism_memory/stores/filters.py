@@ -16,10 +16,13 @@ User syntax (``Memory.search(..., filters=...)``)::
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any, Literal
 
+from .._validation import INT64_MAX, INT64_MIN, check_string
 from ..errors import ValidationError
 from ..records import is_record_id, normalize_entity
 
@@ -52,6 +55,10 @@ FILTERABLE = {
 _ALIASES = {"entities": "entity_keys", "entity": "entity_keys", "schema_name": "schema"}
 _DATETIME_KEYS = {"event_time", "created_at", "updated_at"}
 _RANGE_OPS = {"gt", "gte", "lt", "lte"}
+# the JSON paths Qdrant accepts (both engines): word-character or quoted keys, each with an
+# optional [] or [N], joined by dots
+_PATH_KEY = r'(?:[\w-]+|"[^"\\]+")(?:\[[0-9]*\])?'
+_METADATA_PATH = re.compile(rf"metadata(?:\.{_PATH_KEY})+")
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,14 @@ def _to_iso(value: Any, key: str) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
-        return str(value.astimezone(timezone.utc).isoformat()).replace("+00:00", "Z")
+        try:
+            utc = value.astimezone(timezone.utc)
+        except OverflowError:
+            raise ValidationError(
+                f"filter {key!r}: {value.isoformat()} falls outside years 1-9999 once converted "
+                "to UTC; pass a time within that range"
+            ) from None
+        return str(utc.isoformat()).replace("+00:00", "Z")
     if isinstance(value, date):
         return (
             datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
@@ -116,7 +130,16 @@ def _range(key: str, spec: dict[str, Any]) -> Condition:
     for op, v in spec.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ValidationError(f"filter {key!r}: {op} needs a number, got {v!r}")
-        out[op] = float(v)
+        try:
+            bound = float(v)
+        except OverflowError:
+            bound = math.inf
+        if not math.isfinite(bound):  # the engine panics on NaN
+            raise ValidationError(
+                f"filter {key!r}: {op} needs a finite number, got {v!r}; drop the bound to "
+                "leave that side open"
+            )
+        out[op] = bound
     return Condition(key, "range", out)
 
 
@@ -124,7 +147,7 @@ def _scalar(key: str, value: Any) -> str | int:
     if hasattr(value, "value") and isinstance(value.value, str):  # enums
         value = value.value
     if key == "entity_keys" and isinstance(value, str):
-        return normalize_entity(value)
+        return normalize_entity(check_string(value, f"filter {key!r}"))
     if isinstance(value, bool):
         # qdrant-edge-py 0.9 turns a Python bool into an integer before matching, so a boolean
         # filter would silently match nothing on the embedded engine: refuse it on every engine.
@@ -132,7 +155,15 @@ def _scalar(key: str, value: Any) -> str | int:
             f"filter {key!r}: boolean filter values are not supported; store the flag as a "
             "string ('yes'/'no') or an integer (1/0) and filter on that"
         )
-    if isinstance(value, (str, int)):
+    if isinstance(value, str):
+        return check_string(value, f"filter {key!r}")
+    if isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValidationError(
+                f"filter {key!r}: {value} is outside the 64-bit integer range "
+                "(-2**63 .. 2**63-1), so no stored value can equal it; filter on a string "
+                "if you stored the number as one"
+            )
         return value
     raise ValidationError(
         f"filter {key!r}: values must be strings or integers, got {type(value).__name__}"
@@ -158,6 +189,12 @@ def parse_filters(filters: dict[str, Any] | None) -> RecordFilter | None:
             raise ValidationError(
                 f"unknown filter key {raw_key!r}; use one of {sorted(FILTERABLE | {'entities'})} "
                 "or 'metadata.<field>'"
+            )
+        if key.startswith("metadata.") and not _METADATA_PATH.fullmatch(key):
+            raise ValidationError(
+                f"filter key {raw_key!r} is not a metadata path: use metadata.<key>[.<key>...] "
+                "with keys of letters, digits, _ and -, optionally followed by [] (any list "
+                "item) or [N]; quote other keys: 'metadata.\"my key\"'"
             )
         if key == "id":
             ids = list(value) if isinstance(value, (list, tuple, set)) else [value]

@@ -1,0 +1,665 @@
+"""Defects found by the second outside probe (issue #19), one section per item.
+
+Engine-level items run on the real embedded engine (Qdrant Edge) with the hashing fake
+embedder and the rules-only poisoning screen, so every test here takes well under a second.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from prism_memory import (
+    FakeEmbedder,
+    ImportDataError,
+    Intent,
+    Memory,
+    MemoryRecord,
+    Scope,
+    StoreError,
+    ValidationError,
+)
+from prism_memory.cli import main
+from prism_memory.config import PrismConfig, SafetyConfig
+from prism_memory.layers.buffer import turn_record_id
+from prism_memory.records import SCOPE_FIELDS, make_record_id
+from prism_memory.stores.filters import Condition, RecordFilter
+
+
+def open_memory(path: Path) -> Memory:
+    return Memory(
+        path=path,
+        embedder=FakeEmbedder(dim=64),
+        config=PrismConfig(safety=SafetyConfig(screen="off")),
+    )
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """One store for the module (opening and closing one costs a second); tests use fresh ids."""
+    m = open_memory(tmp_path_factory.mktemp("probe") / "store")
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def uid() -> str:
+    """A user id no other test uses."""
+    return f"u-{uuid.uuid4().hex[:8]}"
+
+
+# -- 6: Scope.key() is unambiguous ---------------------------------------------------------
+def legacy_key(scope: Scope) -> str:
+    """``Scope.key()`` as it was before ids with separators were escaped."""
+    return "|".join(f"{name}={getattr(scope, name) or ''}" for name in sorted(SCOPE_FIELDS))
+
+
+# ids made of separators and field names, so that look-alike keys are likely
+_PIECES = ["a", "x", "|", "=", "\\", "\\|", "\\=", "user_id", "session_id", "agent_id", "|user_id="]
+scope_ids = st.one_of(
+    st.none(), st.lists(st.sampled_from(_PIECES), min_size=1, max_size=4).map("".join)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@example(("alice", None, "s1|user_id=x"), ("x|user_id=alice", None, "s1"))
+@example(("a", "b\\", None), ("a", "b\\|session_id=", None))
+@given(st.tuples(scope_ids, scope_ids, scope_ids), st.tuples(scope_ids, scope_ids, scope_ids))
+def test_distinct_scopes_have_distinct_keys(
+    a: tuple[str | None, ...], b: tuple[str | None, ...]
+) -> None:
+    if a == b or all(v is None for v in a) or all(v is None for v in b):
+        return
+    sa, sb = Scope.of(*a), Scope.of(*b)
+    assert sa.key() != sb.key()
+
+
+def test_scope_keys_are_injective_exhaustively() -> None:
+    # every scope whose ids are at most two of these pieces: ~30,000 scopes, one key each
+    pieces = ["x", "\\", "=", "|user_id=", "|session_id="]
+    values: list[str | None] = [None, *pieces, *(a + b for a in pieces for b in pieces)]
+    seen: dict[str, tuple[str | None, ...]] = {}
+    for triple in itertools.product(values, repeat=3):
+        if all(v is None for v in triple):
+            continue
+        key = Scope.model_construct(
+            user_id=triple[0], agent_id=triple[1], session_id=triple[2]
+        ).key()
+        assert seen.setdefault(key, triple) == triple, (key, seen[key], triple)
+
+
+ordinary_ids = st.one_of(
+    st.none(),
+    st.text(min_size=1, max_size=12).filter(lambda s: s.strip() and "|" not in s and "=" not in s),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ordinary_ids, ordinary_ids, ordinary_ids)
+def test_ordinary_scope_keys_are_unchanged(
+    user: str | None, agent: str | None, session: str | None
+) -> None:
+    if user is None and agent is None and session is None:
+        return
+    scope = Scope.of(user, agent, session)
+    assert scope.key() == legacy_key(scope)
+
+
+def test_ordinary_record_ids_are_unchanged() -> None:
+    # ids derived by the code before the change: existing stores keep their deterministic ids
+    scope = Scope(user_id="alice", session_id="s1")
+    assert scope.key() == "agent_id=|session_id=s1|user_id=alice"
+    assert make_record_id(scope, "semantic", "I like tea") == "4dbf6f95-3302-5ff6-b731-df5b71e05cba"
+    assert (
+        make_record_id(Scope(user_id="a\\b", agent_id="bot"), "episodic", "Trip to Rome")
+        == "3044f294-ad95-5f53-b429-e96bda2079da"
+    )
+
+
+def test_lookalike_scopes_do_not_overwrite_each_other(mem: Memory, uid: str) -> None:
+    a = {"user_id": uid, "session_id": "s1|user_id=x"}
+    b = {"user_id": f"x|user_id={uid}", "session_id": "s1"}
+    assert Scope(**a).key() != Scope(**b).key()
+    ra = mem.add("hello world", **a)
+    rb = mem.add("hello world", **b)
+    assert ra.id != rb.id
+    assert [r.id for r in mem.list(**a)] == [ra.id]
+    assert [r.id for r in mem.list(**b)] == [rb.id]
+
+
+# -- 8: message ids are compared byte for byte ---------------------------------------------
+def turn_texts(m: Memory, **scope: str) -> list[str]:
+    return [r.text for r in m.history(**scope)]
+
+
+def test_message_ids_differing_in_case_are_two_messages(mem: Memory, uid: str) -> None:
+    scope = {"user_id": uid, "session_id": "s"}
+    mem.remember([{"role": "user", "content": "first turn", "id": "msg_AbC"}], **scope)
+    again = mem.remember([{"role": "user", "content": "second turn", "id": "msg_aBc"}], **scope)
+    assert [c.record.text for c in again.added][:1] == ["second turn"] and not again.skipped
+    retry = mem.remember([{"role": "user", "content": "first turn", "id": "msg_AbC"}], **scope)
+    assert len(retry.skipped) == 1 and not retry.added
+    assert turn_texts(mem, **scope) == ["first turn", "second turn"]
+
+
+@pytest.mark.parametrize("ids", [("K1", "k1"), ("ﬁ", "fi"), ("a  b", "a b"), ("Straße", "strasse")])
+def test_message_ids_equal_after_normalisation_in_one_call(
+    mem: Memory, uid: str, ids: tuple[str, str]
+) -> None:
+    scope = {"user_id": uid, "session_id": "s"}
+    result = mem.remember(
+        [{"role": "user", "content": "turn one", "id": ids[0]},
+         {"role": "user", "content": "turn two", "id": ids[1]}],
+        **scope,
+    )  # fmt: skip
+    assert sum(c.reason == "buffered turn" for c in result.added) == 2
+    assert turn_texts(mem, **scope) == ["turn one", "turn two"]
+
+
+def test_normal_form_message_ids_keep_their_record_ids() -> None:
+    # computed by the code before the change
+    scope = Scope(user_id="alice", session_id="s1")
+    assert turn_record_id(scope, "msg_abc", 0) == "394c80fa-df6f-5ef1-a8c2-ab0c4092cb1b"
+    assert turn_record_id(scope, None, 3) == "1f6d6a14-a5d3-5be2-b0f6-0a027ccfd6e3"
+
+
+def test_turn_stored_under_a_legacy_id_is_recognised_and_kept(mem: Memory, uid: str) -> None:
+    # an older version stored message "msg_AbC" under the id of its normal form "msg_abc"
+    scope = Scope(user_id=uid, session_id="s")
+    old = mem.build_record(
+        "old turn",
+        scope,
+        kind="observation",
+        layer="buffer",
+        metadata={"role": "user", "turn_index": 0},
+        source="user",
+        source_ids=["msg_AbC"],
+        speaker="user",
+        record_id=make_record_id(scope, "turn", "msg:msg_AbC"),  # the legacy id
+    )
+    mem._write_records([old])
+    retry = mem.remember(
+        [{"role": "user", "content": "old turn", "id": "msg_AbC"}], **scope.as_dict()
+    )
+    assert len(retry.skipped) == 1 and not retry.added
+    new = mem.remember(
+        [{"role": "user", "content": "new turn", "id": "msg_abc"}], **scope.as_dict()
+    )
+    assert not new.skipped
+    assert turn_texts(mem, **scope.as_dict()) == ["old turn", "new turn"]
+    again = mem.remember(
+        [{"role": "user", "content": "new turn", "id": "msg_abc"}], **scope.as_dict()
+    )
+    assert len(again.skipped) == 1 and not again.added
+
+
+# -- 9: an updated record is not replaced by a later add of its old text -------------------
+def texts(m: Memory, **scope: str) -> list[str]:
+    return sorted(r.text for r in m.list(**scope))
+
+
+def test_add_of_the_old_text_does_not_clobber_an_updated_record(mem: Memory, uid: str) -> None:
+    first = mem.add("I like tea", user_id=uid)
+    updated = mem.update(first.id, text="I like coffee", user_id=uid)
+    assert updated.id == first.id  # update keeps the id (documented)
+    again = mem.add("I like tea", user_id=uid)
+    assert again.id != first.id
+    assert mem.get(first.id, user_id=uid).text == "I like coffee"
+    assert texts(mem, user_id=uid) == ["I like coffee", "I like tea"]
+    # a re-add of the old text finds its own record (an upsert, no third record)
+    assert mem.add("i like  TEA", user_id=uid).id == again.id
+    many = mem.add_many(["I like tea", "I like tea", "I like milk"], user_id=uid)
+    assert [r.id for r in many[:2]] == [again.id, again.id]
+    assert texts(mem, user_id=uid) == ["I like coffee", "I like milk", "I like tea"]
+
+
+def test_add_finds_its_record_past_a_deleted_one(mem: Memory, uid: str) -> None:
+    first = mem.add("Rome in May", user_id=uid)
+    mem.update(first.id, text="Rome in June", user_id=uid)
+    second = mem.add("Rome in May", user_id=uid)
+    mem.update(second.id, text="Rome in July", user_id=uid)
+    third = mem.add("Rome in May", user_id=uid)
+    mem.delete(first.id, user_id=uid)
+    assert mem.add("Rome in May", user_id=uid).id == third.id
+    assert texts(mem, user_id=uid) == ["Rome in July", "Rome in May"]
+
+
+def test_add_does_not_overwrite_a_summary_at_the_same_id(mem: Memory, uid: str) -> None:
+    # a text equal to the key a derived record's id is hashed from
+    derived = mem.build_record(
+        "Summary of the first session", Scope(user_id=uid), record_id=mem.add("x", user_id=uid).id
+    )
+    mem._write_records([derived])
+    clash = mem.add("x", user_id=uid)
+    assert clash.id != derived.id
+    assert texts(mem, user_id=uid) == ["Summary of the first session", "x"]
+
+
+def test_redacted_add_does_not_clobber_an_updated_record(mem: Memory, uid: str) -> None:
+    mem.config.safety.redact_pii = True
+    try:
+        first = mem.add("mail me at bob@example.com", user_id=uid)
+        assert first.text == "mail me at [EMAIL]"
+        mem.update(first.id, text="call me instead", user_id=uid)
+        mem.add("mail me at bob@example.com", user_id=uid)
+    finally:
+        mem.config.safety.redact_pii = False
+    assert texts(mem, user_id=uid) == ["call me instead", "mail me at [EMAIL]"]
+
+
+# -- 11: consolidated_at is part of the record -----------------------------------------------
+@pytest.fixture(params=["edge", "local"])
+def either(request: pytest.FixtureRequest, mem: Memory) -> Iterator[Memory]:
+    """The module's embedded store, or a throwaway qdrant-client local one."""
+    if request.param == "edge":
+        yield mem
+        return
+    m = Memory(
+        location=":memory:",
+        embedder=FakeEmbedder(dim=64),
+        config=PrismConfig(safety=SafetyConfig(screen="off")),
+    )
+    yield m
+    m.close()
+
+
+def consolidated_session(m: Memory, uid: str) -> list[MemoryRecord]:
+    turns = [f"I went hiking in the Alps on day {i} with Sam" for i in range(6)]
+    m.remember([{"role": "user", "content": t} for t in turns], user_id=uid, session_id="s")
+    ended = m.end_session(user_id=uid, session_id="s")
+    assert [c.record.kind.value for c in ended.added] == ["summary"]
+    history = m.history(user_id=uid, session_id="s")
+    assert all(t.consolidated_at is not None for t in history)
+    return history
+
+
+def test_update_keeps_the_consolidated_mark(either: Memory, uid: str) -> None:
+    turn = consolidated_session(either, uid)[0]
+    kept = either.update(turn.id, user_id=uid, session_id="s", metadata={"checked": 1})
+    assert kept.consolidated_at == turn.consolidated_at
+    assert not either.consolidate(user_id=uid).added
+    assert either.count(user_id=uid, layer="semantic") == 1
+
+
+def test_export_import_keeps_the_consolidated_mark(mem: Memory, uid: str, tmp_path: Path) -> None:
+    history = consolidated_session(mem, uid)
+    mem.export_jsonl(tmp_path / "e.jsonl", user_id=uid)
+    with open_memory(tmp_path / "copy") as copy:
+        copy.import_jsonl(tmp_path / "e.jsonl")
+        assert [t.consolidated_at for t in copy.history(user_id=uid, session_id="s")] == [
+            t.consolidated_at for t in history
+        ]
+        assert not copy.consolidate(user_id=uid).added
+
+
+# -- 16 / 17: what a write cannot store exactly is refused, and nothing is written -------------
+def deep_dict(levels: int) -> dict[str, Any]:
+    """A dict holding ``levels`` dicts in all (itself included)."""
+    d: dict[str, Any] = {"leaf": 1}
+    for _ in range(levels - 1):
+        d = {"a": d}
+    return d
+
+
+def deep_list(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+OFFSET_YEAR_1 = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5)))
+OFFSET_YEAR_9999 = datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5)))
+
+BAD_WRITES: list[tuple[str, Callable[[Memory, str], Any], str]] = [
+    ("surrogate text", lambda m, u: m.add("bad \ud800 text", user_id=u), "surrogate"),
+    ("surrogate metadata", lambda m, u: m.add("t", user_id=u, metadata={"k": "\udc00"}), "surrogate"),
+    ("surrogate metadata key", lambda m, u: m.add("t", user_id=u, metadata={"\udc00": 1}), "surrogate"),
+    ("surrogate entity", lambda m, u: m.add("t", user_id=u, entities=["Zh\udc00ang"]), "surrogate"),
+    ("surrogate scope", lambda m, u: m.add("t", user_id=u + "\ud800"), "surrogate"),
+    ("surrogate turn", lambda m, u: m.remember("hi \udc80", user_id=u), "surrogate"),
+    ("surrogate message id", lambda m, u: m.remember([{"role": "user", "content": "hi", "id": "\udc80"}], user_id=u), "surrogate"),
+    ("event_time year 1 +05:00", lambda m, u: m.add("t", user_id=u, event_time=OFFSET_YEAR_1), "years 1-9999"),
+    ("event_time year 9999 -05:00", lambda m, u: m.add("t", user_id=u, event_time=OFFSET_YEAR_9999), "years 1-9999"),
+    ("remember event_time year 1", lambda m, u: m.remember("hi", user_id=u, event_time=OFFSET_YEAR_1), "years 1-9999"),
+    ("message timestamp year 1", lambda m, u: m.remember([{"role": "user", "content": "hi", "timestamp": "0001-01-01T00:00:00+05:00"}], user_id=u), "years 1-9999"),
+    ("metadata 33 dicts deep", lambda m, u: m.add("t", user_id=u, metadata=deep_dict(33)), "nested"),
+    ("metadata 200 dicts deep", lambda m, u: m.add("t", user_id=u, metadata=deep_dict(200)), "nested"),
+    ("metadata 40 lists deep", lambda m, u: m.add("t", user_id=u, metadata={"x": deep_list(40)}), "nested"),
+    ("metadata nan", lambda m, u: m.add("t", user_id=u, metadata={"a": math.nan}), "nan"),
+    ("metadata inf", lambda m, u: m.add("t", user_id=u, metadata={"a": [math.inf]}), "inf"),
+    ("metadata -inf", lambda m, u: m.add("t", user_id=u, metadata={"a": {"b": -math.inf}}), "inf"),
+    ("metadata 2**63", lambda m, u: m.add("t", user_id=u, metadata={"a": 2**63}), "64-bit"),
+    ("metadata 2**70", lambda m, u: m.add("t", user_id=u, metadata={"a": 2**70}), "64-bit"),
+    ("metadata -2**63-1", lambda m, u: m.add("t", user_id=u, metadata={"a": -(2**63) - 1}), "64-bit"),
+    ("metadata set", lambda m, u: m.add("t", user_id=u, metadata={"a": {1, 2}}), "set"),
+    ("metadata frozenset", lambda m, u: m.add("t", user_id=u, metadata={"a": frozenset()}), "set"),
+    ("metadata object", lambda m, u: m.add("t", user_id=u, metadata={"a": object()}), "JSON"),
+    ("zero-width text", lambda m, u: m.add("\u200b\u200b", user_id=u), "visible"),
+    ("BOM and joiners", lambda m, u: m.add("\ufeff \u2060\u200d", user_id=u), "visible"),
+    ("zero-width turn", lambda m, u: m.remember("\u200b", user_id=u), "empty"),
+    ("zero-width query", lambda m, u: m.search("\u200b", user_id=u), "visible"),
+    ("surrogate query", lambda m, u: m.search("q \ud800", user_id=u), "surrogate"),
+    ("surrogate recall", lambda m, u: m.recall("q \ud800", user_id=u), "surrogate"),
+    ("add_many nan", lambda m, u: m.add_many(["ok", {"text": "t", "metadata": {"a": math.nan}}], user_id=u), "item 1"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"), [pytest.param(c, n, id=name) for name, c, n in BAD_WRITES]
+)
+def test_unstorable_write_is_refused(
+    mem: Memory, uid: str, call: Callable[[Memory, str], Any], needle: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        call(mem, uid)
+    assert needle in str(info.value), str(info.value)
+    assert mem.count(user_id=uid) == 0 and mem.count(user_id=uid, session_id="default") == 0
+
+
+BAD_UPDATES: list[tuple[str, dict[str, Any], str]] = [
+    ("nan", {"metadata": {"a": math.nan}}, "nan"),
+    ("set", {"metadata": {"a": {"x"}}}, "set"),
+    ("deep", {"metadata": deep_dict(40)}, "nested"),
+    ("zero-width text", {"text": "\u200b"}, "visible"),
+    ("surrogate text", {"text": "a\udfff"}, "surrogate"),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"), [pytest.param(c, n, id=name) for name, c, n in BAD_UPDATES]
+)
+def test_unstorable_update_is_refused(
+    mem: Memory, uid: str, change: dict[str, Any], needle: str
+) -> None:
+    record = mem.add("I like tea", user_id=uid, metadata={"k": 1})
+    with pytest.raises(ValidationError, match=needle):
+        mem.update(record.id, user_id=uid, **change)
+    assert mem.get(record.id, user_id=uid) == record
+
+
+def test_storable_edge_values_are_kept_exactly(mem: Memory, uid: str) -> None:
+    metadata = {
+        "deep": deep_dict(31),  # 32 dicts with metadata itself
+        "ints": [2**63 - 1, -(2**63), 0],
+        "float": 1e308,
+        "text": "zero\u200bwidth inside",
+    }
+    record = mem.add("tea \u200b with milk", user_id=uid, metadata=metadata)
+    got = mem.get(record.id, user_id=uid)
+    assert got.metadata == metadata and got.text == "tea \u200b with milk"
+    assert mem.add("year one", user_id=uid, event_time=datetime(1, 1, 1, tzinfo=timezone.utc))
+
+
+def test_cli_refuses_nan_metadata(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(
+        ["--path", str(tmp_path / "s"), "add", "x", "--user", "a", "--metadata", '{"a": NaN}'],
+        embedder=FakeEmbedder(dim=64),
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "nan" in err, err
+
+
+# -- 10 / 16: import checks every line for what the engine checks, before the first write ------
+def export_lines(uid: str, n: int = 300) -> list[str]:
+    """``n`` export lines of one user, as export_jsonl writes them."""
+    return [
+        json.dumps(
+            MemoryRecord(text=f"memory number {i}", user_id=uid, metadata={"i": i}).model_dump(
+                mode="json", by_alias=True
+            ),
+            ensure_ascii=False,
+        )
+        for i in range(n)
+    ]
+
+
+def corrupt(line: str, **changes: Any) -> str:
+    data = json.loads(line)
+    for key, value in changes.items():
+        data[key] = value
+    return json.dumps(data)
+
+
+BAD_LINES: list[tuple[str, Callable[[str], str | bytes], str]] = [
+    ("id not a UUID", lambda ln: corrupt(ln, id="not-a-uuid"), "UUID"),
+    ("lone surrogate in metadata", lambda ln: corrupt(ln, metadata={"k": "\udc00"}), "surrogate"),
+    ("lone surrogate in an entity", lambda ln: corrupt(ln, entities=[{"name": "a\ud800"}]), "surrogate"),
+    ("NaN in metadata", lambda ln: ln.replace('"metadata": {"i": 256}', '"metadata": {"i": NaN}'), "nan"),
+    ("Infinity in metadata", lambda ln: corrupt(ln, metadata={"i": math.inf}), "inf"),
+    ("2**70 in metadata", lambda ln: corrupt(ln, metadata={"i": 2**70}), "64-bit"),
+    ("2**70 access_count", lambda ln: corrupt(ln, access_count=2**70), "64-bit"),
+    ("created_at leaves year 1 in UTC", lambda ln: corrupt(ln, created_at="0001-01-01T00:00:00+05:00"), "years 1-9999"),
+    ("metadata 40 levels deep", lambda ln: corrupt(ln, metadata=deep_dict(40)), "nested"),
+    ("JSON 100000 levels deep", lambda ln: "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ("zero-width text", lambda ln: corrupt(ln, text="\u200b"), "visible"),
+    ("invalid UTF-8", lambda ln: ln.encode()[:20] + b"\xff\xfe" + ln.encode()[20:], "UTF-8"),
+]  # fmt: skip
+
+
+def write_lines(path: Path, lines: list[str | bytes]) -> Path:
+    path.write_bytes(b"".join((x if isinstance(x, bytes) else x.encode()) + b"\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("spoil", "needle"), [pytest.param(f, n, id=name) for name, f, n in BAD_LINES]
+)
+def test_import_refuses_what_the_engine_would_reject(
+    mem: Memory, uid: str, tmp_path: Path, spoil: Callable[[str], str | bytes], needle: str
+) -> None:
+    lines: list[str | bytes] = list(export_lines(uid))
+    lines[256] = spoil(str(lines[256]))
+    path = write_lines(tmp_path / "bad.jsonl", lines)
+    with pytest.raises(ImportDataError) as info:
+        mem.import_jsonl(path)
+    message = str(info.value)
+    assert "line 257" in message and needle in message, message
+    assert mem.count(user_id=uid) == 0  # nothing was written
+    report = mem.import_jsonl(path, skip_bad=True)
+    assert (report.imported, report.skipped) == (299, 1)
+    assert report.errors[0].startswith("line 257: ")
+    assert mem.count(user_id=uid) == 299
+
+
+def test_cli_import_of_a_bad_line_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines: list[str | bytes] = list(export_lines("cli-user", 20))
+    lines[7] = corrupt(str(lines[7]), id="not-a-uuid")
+    lines[12] = corrupt(str(lines[12]), metadata={"k": "\udc00"})
+    path = write_lines(tmp_path / "bad.jsonl", lines)
+    store = str(tmp_path / "s")
+    code = main(["--path", store, "import", str(path)], embedder=FakeEmbedder(dim=64))
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "line 8" in err, err
+    with Memory(path=store, embedder=FakeEmbedder(dim=64)) as m:
+        assert m.count(user_id="cli-user") == 0
+
+
+def test_export_to_a_missing_directory(mem: Memory, uid: str, tmp_path: Path) -> None:
+    mem.add("I like tea", user_id=uid)
+    target = tmp_path / "missing" / "out.jsonl"
+    with pytest.raises(ValidationError, match="does not exist"):
+        mem.export_jsonl(target, user_id=uid)
+    assert not (tmp_path / "missing").exists()
+    # a failure while writing removes the partial .tmp file
+    (tmp_path / "out.jsonl").mkdir()  # os.replace onto a directory fails
+    with pytest.raises(ValidationError):
+        mem.export_jsonl(tmp_path / "out.jsonl", user_id=uid)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+# -- 14 / 16: filters are checked before the engine sees them; engine failures are StoreError ---
+BAD_FILTERS: list[tuple[str, dict[str, Any], str]] = [
+    ("NaN bound", {"importance": {"gte": math.nan}}, "finite"),
+    ("inf bound", {"utility": {"lt": math.inf}}, "finite"),
+    ("-inf bound", {"ts": {"gt": -math.inf}}, "finite"),
+    ("10**400 bound", {"importance": {"lte": 10**400}}, "finite"),
+    ("2**64 value", {"metadata.n": 2**64}, "64-bit"),
+    ("2**63 value", {"metadata.n": 2**63}, "64-bit"),
+    ("-2**63-1 value", {"metadata.n": -(2**63) - 1}, "64-bit"),
+    ("2**64 in a list", {"metadata.n": [1, 2**64]}, "64-bit"),
+    ("key metadata.", {"metadata.": 1}, "metadata path"),
+    ("key metadata.*", {"metadata.*": 1}, "metadata path"),
+    ("key metadata..a", {"metadata..a": 1}, "metadata path"),
+    ("key metadata.a.", {"metadata.a.": 1}, "metadata path"),
+    ("key with a space", {"metadata.a b": 1}, "metadata path"),
+    ("key with a surrogate", {"metadata.\udc00": 1}, "metadata path"),
+    ("surrogate value", {"metadata.topic": "a\ud800"}, "surrogate"),
+    ("surrogate entity", {"entities": "a\ud800"}, "surrogate"),
+    ("year 1 with an offset", {"event_time": {"gte": OFFSET_YEAR_1}}, "years 1-9999"),
+]
+
+
+@pytest.mark.parametrize("how", ["list", "search"])
+@pytest.mark.parametrize(
+    ("filters", "needle"), [pytest.param(f, n, id=name) for name, f, n in BAD_FILTERS]
+)
+def test_bad_filter_is_refused(
+    mem: Memory, uid: str, how: str, filters: dict[str, Any], needle: str
+) -> None:
+    mem.add("I like tea", user_id=uid, metadata={"n": 1, "topic": "drinks"})
+    with pytest.raises(ValidationError, match=needle):
+        if how == "list":
+            mem.list(user_id=uid, filters=filters)
+        else:
+            mem.search("tea", user_id=uid, filters=filters)
+
+
+def test_edge_filters_still_work(mem: Memory, uid: str) -> None:
+    meta = {"a b": 1, "l": [{"q": 2}], "big": 2**63 - 1, "日本": 3}
+    record = mem.add("I like tea", user_id=uid, metadata=meta)
+    for filters in (
+        {'metadata."a b"': 1},
+        {"metadata.l[].q": 2},
+        {"metadata.big": 2**63 - 1},
+        {"metadata.日本": 3},
+        {"importance": {"lte": 2**70}},
+    ):
+        assert [r.id for r in mem.list(user_id=uid, filters=filters)] == [record.id], filters
+
+
+def test_engine_panic_is_a_store_error(mem: Memory, uid: str) -> None:
+    mem.add("I like tea", user_id=uid)
+    nan_range = RecordFilter(must=[Condition("importance", "range", {"gte": math.nan})])
+    with pytest.raises(StoreError, match="panicked"):  # not a BaseException escaping
+        mem.store.scroll(Scope(user_id=uid), nan_range, limit=10)
+    assert len(mem.list(user_id=uid)) == 1  # the store keeps working
+
+
+def test_cli_nan_filter_exits_2_without_a_rust_traceback(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = str(tmp_path / "s")
+    argv = ["--path", store, "list", "--user", "a", "--filter", 'importance={"gte": NaN}']
+    code = main(argv, embedder=FakeEmbedder(dim=64))
+    err = capfd.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "finite" in err, err
+
+
+def damage_payload_pages(store: Path) -> None:
+    """Flip the bits of every stored payload byte (zeros, the pages' free space, are left)."""
+    for page in store.glob("shard/segments/*/payload_storage/page_*.dat"):
+        data = bytearray(page.read_bytes()[:65536])
+        page.write_bytes(bytes(b ^ 0x5A if b else 0 for b in data))
+
+
+def test_a_damaged_payload_page_is_a_store_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "s"
+    with open_memory(store) as m:
+        m.add_many([f"memory number {i} " + "x" * 200 for i in range(20)], user_id="a")
+    damage_payload_pages(store)
+    with open_memory(store) as m:
+        with pytest.raises(StoreError, match="damaged") as info:
+            m.list(user_id="a")
+        assert str(store) in str(info.value) and "backup" in str(info.value)
+    code = main(["--path", str(store), "list", "--user", "a"], embedder=FakeEmbedder(dim=64))
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "damaged" in err, err
+
+
+def test_a_deleted_shard_is_a_store_error(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    with open_memory(store) as m:
+        m.add("kept", user_id="a")
+    shutil.rmtree(store / "shard")
+    with pytest.raises(StoreError, match="shard/ directory is missing"):
+        open_memory(store)
+    assert not (store / "shard").exists()  # nothing was created in its place
+    (store / "prism-store.json").unlink()  # what the message offers: start empty
+    with open_memory(store) as m:
+        assert m.count(user_id="a") == 0
+
+
+# -- 16 / 17: forget, recall, intents and tasks -------------------------------------------------
+@pytest.mark.parametrize(
+    "older_than", [math.nan, math.inf, -math.inf, 1e12, 10**400, 10**8, timedelta(days=10**8)]
+)
+def test_forget_refuses_an_unusable_age(mem: Memory, uid: str, older_than: Any) -> None:
+    mem.add("I like tea", user_id=uid)
+    with pytest.raises(ValidationError, match="older_than"):
+        mem.forget(user_id=uid, older_than=older_than)
+    assert mem.count(user_id=uid, include_history=False) == 1
+
+
+def test_forget_of_a_large_finite_age_still_works(mem: Memory, uid: str) -> None:
+    mem.add("I like tea", user_id=uid)
+    assert mem.forget(user_id=uid, older_than=700_000) == 0  # nothing is that old
+    assert mem.forget(user_id=uid, older_than=0) == 1
+
+
+def test_recall_takes_a_naive_now_as_utc(mem: Memory, uid: str) -> None:
+    mem.add("I went to Rome on 2024-05-03", user_id=uid, event_time=datetime(2024, 5, 3))
+    naive = mem.recall("where did I go last week?", user_id=uid, now=datetime(2024, 5, 8, 12))
+    aware = mem.recall(
+        "where did I go last week?",
+        user_id=uid,
+        now=datetime(2024, 5, 8, 12, tzinfo=timezone.utc),
+    )
+    assert naive.text == aware.text and naive.records
+    assert naive.trace.intent["time_range"] == aware.trace.intent["time_range"]
+    with pytest.raises(ValidationError, match="now must be a datetime"):
+        mem.recall("where?", user_id=uid, now="yesterday")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"kinds": ["bogus"]}, {"strictness": 2}, {"weights": {"nope": 1.0}}, {"colour": "red"}],
+)
+def test_intent_errors_are_prism_errors(fields: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError, match="invalid Intent"):
+        Intent(**fields)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"parent_task_id": 5}, {"parent_task_id": " "}, {"status": "finished"}, {"goal": 3}],
+)
+def test_task_errors_are_prism_errors(mem: Memory, uid: str, change: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        mem.task("t1", user_id=uid, **change)
+    assert mem.count(user_id=uid) == 0
+
+
+def test_reading_a_task_writes_nothing(mem: Memory, uid: str) -> None:
+    state = mem.task("trip", user_id=uid)
+    assert state.task_id == "trip" and state.goal is None
+    assert mem.count(user_id=uid) == 0
+    mem.task("trip", user_id=uid, goal="Kyoto in May")
+    before = mem.list(user_id=uid, layer="working")
+    assert mem.task("trip", user_id=uid).goal == "Kyoto in May"
+    assert mem.list(user_id=uid, layer="working") == before  # same record, same updated_at
