@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-reliability lint bench bench-scale bench-locomo bench-ingest bench-pareto clean
+.PHONY: install demo test test-reliability test-research lint bench bench-scale bench-locomo bench-ingest bench-pareto clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,14 +26,21 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -x --timeout=600 tests
 	$(BIN)/python -m pytest -q --doctest-modules prism_memory langchain_prism llamaindex_prism
 
+# the poisoning screen's training code and the corpora it was revised or trained on
+# (research/screen: in no wheel; the transformer's training itself needs JAX, these tests do not)
+test-research: $(STAMP)
+	$(BIN)/python -m pytest -q -x --timeout=1800 research/screen/tests
+	$(BIN)/python -m pytest -q --doctest-modules research/screen/train_screen.py research/screen/train_transformer.py
+
 test-reliability: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow --timeout=5400 tests/reliability
 	$(BIN)/prism bench reliability --out benchmarks/results
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check prism_memory langchain_prism llamaindex_prism tests
+	$(BIN)/ruff format --check prism_memory langchain_prism llamaindex_prism tests research
 	$(BIN)/mypy
+	$(BIN)/mypy research/screen/train_screen.py research/screen/train_transformer.py
 
 bench: bench-scale bench-ingest bench-locomo bench-pareto
 

@@ -5,8 +5,9 @@ Design:
   ``Memory.add_many`` is SIGKILLed at random moments and the store is checked after each kill
   (:func:`crash_trials`); threads hammer one store (:func:`concurrency_trial`); random
   operations across adversarial tenant ids count cross-tenant results (:func:`isolation_trial`);
-  the poisoning and PII screens are scored on the fixture corpora (:func:`quarantine_rates`,
-  :func:`pii_recall`).
+  the poisoning screen is scored on the corpora its manifest lists (``--corpora``, by default
+  ``research/screen/corpora/poisoning_corpora.json`` in a source checkout;
+  :func:`quarantine_rates`) and the PII screen on ``tests/fixtures`` (:func:`pii_recall`).
 - The tests in ``tests/reliability`` call the same functions with small sizes, so the logic
   that produces the committed numbers is the logic that is tested.
 - Results: ``<out>/reliability.json`` and ``<out>/reliability.md``.
@@ -465,7 +466,7 @@ def quarantine_rates(
 
 
 def read_manifest(manifest: str | Path) -> list[dict[str, Any]]:
-    """The corpora a poisoning manifest lists whose files exist (paths made absolute).
+    """The corpora a poisoning manifest lists whose files exist (paths joined to its folder).
 
     The manifest is a JSON list of ``{"name", "file", "seen", "history"}`` (files relative to
     the manifest): ``seen`` says whether the rules' authors read the corpus, which decides what
@@ -484,7 +485,7 @@ def read_manifest(manifest: str | Path) -> list[dict[str, Any]]:
     corpora = [
         {
             "name": e["name"],
-            "file": str(path.parent / e["file"]),
+            "file": os.path.normpath(path.parent / e["file"]),
             "seen": bool(e["seen"]),
             "history": e.get("history", ""),
         }
@@ -553,7 +554,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--isolation-ops", type=int, default=3000)
     parser.add_argument(
         "--corpora",
-        default="tests/fixtures/poisoning_corpora.json",
+        default="research/screen/corpora/poisoning_corpora.json",
         help="manifest of the poisoning corpora: file, whether the rules' authors saw it, history",
     )
     parser.add_argument("--pii", default="tests/fixtures/pii_fixtures.jsonl")

@@ -4,7 +4,7 @@ Design:
 - P(attack) = sigmoid of the mean of the two models' log-odds, each reading the text as coming
   from its source (:func:`combine`). Averaging keeps what both see: on the study half of blind
   corpus 6 it added attacks without adding benign quarantines, where quarantining whatever
-  either model flagged added both (``docs/screen-model.md``, eighth revision).
+  either model flagged added both (``research/screen/decision-log.md``, eighth revision).
 - The thresholds (user; external) are the ensemble's own, stored with the transformer's
   weights; the LoCoMo guard set them (at most 0.5% of ordinary chat turns quarantined as user
   or as tool; none until the fifteenth revision).

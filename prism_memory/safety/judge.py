@@ -13,7 +13,7 @@ Design:
 - Any failure (exception, timeout, output that is not that object) returns ``None`` and the
   screen's verdict stands; a warning is logged without the memory text.
 - Not measured: no LLM is reachable where this library is tested, so how much it adds to the
-  screen's 87% on unseen attacks (``docs/screen-model.md``) is unknown.
+  screen's 87% on unseen attacks (``research/screen/decision-log.md``) is unknown.
 """
 
 from __future__ import annotations

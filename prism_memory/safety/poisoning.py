@@ -52,7 +52,7 @@ Design:
 - Fifth revision (the model only; the rules are unchanged): retrained on nine corpora from nine
   authors; external content is also read as the user's own words, so the model is never more
   lenient with a tool than with the user; a short text is not amplified into a sentence's worth
-  of evidence (``_model.MIN_WORDS``). History and figures: ``docs/screen-model.md``.
+  of evidence (``_model.MIN_WORDS``). History and figures: ``research/screen/decision-log.md``.
 - Sixth revision: the veto (:func:`vetoed`), and an optional LLM judge for borderline texts
   (``judge``, off by default).
 - Eighth to fourteenth revisions (the rules are unchanged): the learned opinion is the n-gram

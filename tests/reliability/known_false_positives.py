@@ -6,7 +6,7 @@ revision, whose transformer scores some short benign texts far higher than the f
 did, at the lower thresholds its guard allows (none in the fourteenth, three in the
 thirteenth). ``KNOWN_MISSES``: attacks the rules quarantine and the ensemble overrules (the
 veto: it is sure they are benign, P < 0.1), which the n-gram model alone keeps quarantined.
-All are reported in ``docs/screen-model.md``. A test that keeps a benign text calls
+All are reported in ``research/screen/decision-log.md``. A test that keeps a benign text calls
 :func:`assert_kept`, and one that expects a quarantine calls :func:`assert_caught`: for a text
 listed here they check the pinned behaviour instead, so a fix shows up as a failure and the
 entry is removed then.

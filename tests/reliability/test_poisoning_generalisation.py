@@ -168,16 +168,6 @@ def test_users_third_party_payments_and_secret_sharing_are_screened() -> None:
     ).quarantined
 
 
-def test_dev_corpora_rates_do_not_regress() -> None:
-    """Floors on DEV data (the old blind set and poisoning_dev2 were both seen while revising)."""
-    blind = quarantine_rates(FIXTURES / "poisoning_blind.jsonl")
-    assert blind["attack"]["all"]["rate"] >= 0.97  # measured 241/241 after revision
-    assert blind["benign"]["all"]["rate"] <= 0.02  # measured 0/244 after revision
-    dev2 = quarantine_rates(FIXTURES / "poisoning_dev2.jsonl")
-    assert dev2["attack"]["all"]["rate"] >= 0.95
-    assert dev2["benign"]["all"]["rate"] <= 0.05
-
-
 def test_words_that_contain_a_secret_word_are_not_secrets() -> None:
     """A "pink" sneaker is not a PIN: secret words match whole words only, so an ordinary
     chat turn about sharing a photo stays a memory."""
@@ -698,46 +688,14 @@ def test_leet_view_reads_digit_words_and_keeps_addresses() -> None:
     assert leet_view("p@ssw0rd reset at 9am") == "password reset at 9am"
 
 
-@pytest.mark.parametrize(
-    ("name", "attacks", "benign"),
-    [
-        ("blind2", 0.95, 0.02),
-        ("blind3", 0.95, 0.02),
-        ("blind4", 0.95, 0.02),  # trains the model since the fifth revision: 329/330, 2/307
-        # trained on by the transformer since the eighth (5, 6), ninth (7), twelfth (8),
-        # thirteenth (9), fourteenth (10, 11), fifteenth (12) revision, and by the n-gram model
-        # since the fifteenth; measured with the fifteenth: 332/332 8/311, 338/339 9/308,
-        # 337/337 5/308, 372/372 2/381, 346/346 3/365, 359/363 4/374, 384/384 3/389,
-        # 374/374 7/381 (the fourteenth, which underfit them: 316/332 to 364/384)
-        ("blind5", 0.95, 0.04),
-        ("blind6", 0.95, 0.05),
-        ("blind7", 0.95, 0.03),
-        ("blind8", 0.95, 0.03),
-        ("blind9", 0.95, 0.03),
-        ("blind10", 0.95, 0.03),
-        ("blind11", 0.95, 0.03),
-        ("blind12", 0.95, 0.03),
-    ],
-)
-def test_studied_blind_corpora_are_dev_data_now_and_do_not_regress(
-    name: str, attacks: float, benign: float
-) -> None:
-    """poisoning_blind2 and poisoning_blind3 were studied while revising (half A first, then
-    all; blind3 also trains the model): a floor, not a measure. The honest measure is the next
-    blind corpus. Measured after the fourth revision: blind2 326/326 and 0/314, blind3 314/314
-    and 0/304 (rules alone 307/314)."""
-    rates = quarantine_rates(FIXTURES / f"poisoning_{name}.jsonl")
-    assert rates["attack"]["all"]["rate"] >= attacks
-    assert rates["benign"]["all"]["rate"] <= benign
-
-
 @pytest.mark.parametrize("name", ["blind13", "blind14"])
 def test_the_blind_corpora_that_measured_the_shipped_screen_meet_the_target(name: str) -> None:
     """The issue's target, on the corpora that measured the shipped (fifteenth) revision once,
     before anything was trained or revised on them: at least 95% of attacks quarantined and at
     most 5% of benign memories. Measured: blind13 364/381 and 11/358, blind14 362/371 and
-    11/369 (docs/screen-model.md). Once a later revision trains on them, they move to the
-    floors above and the next blind corpora take their place here."""
+    11/369 (research/screen/decision-log.md). Once a later revision trains on them, they move to
+    ``research/screen/corpora`` and its regression floors (``research/screen/tests``), and the
+    next blind corpora take their place here."""
     rates = quarantine_rates(FIXTURES / f"poisoning_{name}.jsonl")
     assert rates["attack"]["all"]["rate"] >= 0.95
     assert rates["benign"]["all"]["rate"] <= 0.05

@@ -157,7 +157,7 @@ def test_users_own_orders_about_others_are_still_screened() -> None:
     assert not screen(harmless, "user", model=False).quarantined
     # ... and so do the learned opinions: the n-gram model alone quarantined it until the
     # fifteenth revision (P 0.88 >= 0.72, the sixth revision's known false positive), and keeps
-    # it since it is trained on the transformer's corpora (docs/screen-model.md)
+    # it since it is trained on the transformer's corpora (research/screen/decision-log.md)
     assert not screen(harmless, "user", transformer=False).quarantined
     assert not screen(harmless, "user").quarantined
     assert screen(text, "user", transformer=False).quarantined

@@ -1,21 +1,26 @@
 """Train the poisoning screen's linear model and decide, by a pre-registered rule, what ships.
 
+A training tool, kept in ``research/screen`` and in no wheel: it imports the installed core
+(``prism_memory.safety``) and reads the corpora of ``research/screen/corpora``.
+
 Design:
 - Since the fifteenth revision the shipped n-gram model is trained by
   ``train_transformer --ngram-out`` on the transformer's corpora, with this module's
   :func:`train_model` (features, fit, thresholds and LoCoMo guard as below). This command is
   the sixth revision's decision, kept so that it can be replayed (from the repository root;
-  deterministic; a few minutes on two cores)::
+  deterministic; a few minutes on two cores). Each honest fold replays old rules: put the files
+  ``_normalize.py``, ``_rules.py``, ``poisoning.py`` and ``_model.py`` of
+  ``prism_memory/safety/`` as of commit ``4e8dc19`` (blind3; it has no ``_model.py``) and as of
+  ``c70679e`` (blind4) in a folder of their own each, outside the checkout (``git show
+  COMMIT:prism_memory/safety/FILE.py``), and name the folders::
 
-      mkdir -p /tmp/r3 /tmp/r4 && for f in _normalize _rules poisoning _model; do \
-        git show 4e8dc19:prism_memory/safety/$f.py > /tmp/r3/$f.py 2>/dev/null; \
-        git show c70679e:prism_memory/safety/$f.py > /tmp/r4/$f.py; done
-      .venv/bin/python -m prism_memory.safety.train_screen \
-        --rules blind3=/tmp/r3 --rules blind4=/tmp/r4 --out /tmp/screen_model_sixth.npz
+      .venv/bin/python research/screen/train_screen.py \\
+        --rules blind3=RULES_4E8DC19 --rules blind4=RULES_C70679E --out screen_model_sixth.npz
 
-- Data: the training corpora in ``tests/fixtures`` (``poisoning_corpora.json`` says who wrote
-  each one and what it was used for); :data:`CORPORA` are the sixth revision's. Blind
-  corpora are trained on only after they measured a revision once.
+- Data: the training corpora in ``research/screen/corpora`` (``poisoning_corpora.json`` says
+  who wrote each one and what it was used for; the blind corpora that measure the shipped
+  revision stay in ``tests/fixtures``, :data:`CORPUS_DIRS`); :data:`CORPORA` are the sixth
+  revision's. Blind corpora are trained on only after they measured a revision once.
 - Chat augmentation: a benign chat turn of the user's (families in :data:`CHAT_FAMILIES`) is
   also a benign text from a *tool*, since a tool that reads a chat log returns ordinary chat
   and a tool does not turn it into orders. Preferences and standing rules are not copied: from
@@ -31,7 +36,8 @@ Design:
 - Honest folds: a fold scored with rules revised on its corpus cannot show what the model
   adds, so each replays the rules of a commit that had not seen its corpus
   (:data:`HONEST_FOLDS`), with their own model off.
-- Every decision rule and result is kept in ``docs/screen-model.md``; the current rule:
+- Every decision rule and result is kept in ``research/screen/decision-log.md``; the
+  current rule:
 
 Pre-registered decision of the sixth revision (written before its run):
 
@@ -73,8 +79,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _model
-from .poisoning import EXTERNAL_SOURCES, rule_assessment, threshold_for, vetoed
+from prism_memory.safety import _model
+from prism_memory.safety.poisoning import EXTERNAL_SOURCES, rule_assessment, threshold_for, vetoed
 
 __all__ = [
     "RECIPES",
@@ -93,20 +99,19 @@ __all__ = [
     "prefer",
 ]
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+#: Where corpora are looked for, in order: the training and studied corpora, then the blind
+#: corpora that measure the shipped revision (read by ``make test``).
+CORPUS_DIRS = (HERE / "corpora", REPO / "tests" / "fixtures")
+MANIFEST = CORPUS_DIRS[0] / "poisoning_corpora.json"
 
 
 def _locomo_dir() -> Path:
-    """The LoCoMo dev folder: ``$PRISM_LOCOMO_DEV``, else ``../shared/bench/locomo-dev`` next to
-    the checkout or the working directory (as the Makefile uses it); ``--locomo`` overrides."""
+    """The LoCoMo dev folder: ``$PRISM_LOCOMO_DEV``, else ``../shared/bench/locomo-dev`` relative
+    to the repository root (as the Makefile uses it); ``--locomo`` overrides."""
     env = os.environ.get("PRISM_LOCOMO_DEV")
-    candidates = [Path(env)] if env else []
-    candidates += [
-        Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo-dev",
-        Path.cwd().parent / "shared" / "bench" / "locomo-dev",
-        Path("/work/shared/bench/locomo-dev"),
-    ]
-    return next((c for c in candidates if c.is_dir()), candidates[0])
+    return Path(env) if env else REPO.parent / "shared" / "bench" / "locomo-dev"
 
 
 LOCOMO = _locomo_dir()
@@ -129,7 +134,7 @@ HONEST_FOLDS = {"blind3": "4e8dc19", "blind4": "c70679e"}
 CHAT_FAMILIES = frozenset({"chat", "user_fact", "benign_fact", "non_english"})
 L2 = 1e-5
 ITERATIONS = 150
-GRID = (*(round(0.5 + 0.01 * i, 2) for i in range(50)), 0.995, 0.999)
+GRID = _model.THRESHOLD_GRID
 MAX_TRAIN_BENIGN = 0.01
 MIN_ATTACK_GAIN = -1.0  # points over the recipe that ships now (sixth revision: non-inferior)
 MAX_BENIGN_COST = 1.0  # points over the recipe that ships now
@@ -217,10 +222,19 @@ class Dataset:
         )
 
 
-def _read_rows(names: Sequence[str], folder: Path) -> list[dict[str, Any]]:
+def corpus_file(name: str, folders: Path | Sequence[Path] = CORPUS_DIRS) -> Path:
+    """``poisoning_{name}.jsonl`` in the first of ``folders`` that holds it (else the first)."""
+    dirs = [folders] if isinstance(folders, Path) else list(folders)
+    paths = [d / f"poisoning_{name}.jsonl" for d in dirs]
+    return next((p for p in paths if p.is_file()), paths[0])
+
+
+def _read_rows(
+    names: Sequence[str], folders: Path | Sequence[Path] = CORPUS_DIRS
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for name in names:
-        with (folder / f"poisoning_{name}.jsonl").open(encoding="utf-8") as fh:
+        with corpus_file(name, folders).open(encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():
                     rows.append({**json.loads(line), "corpus": name})
@@ -243,10 +257,13 @@ def augment_chat(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def load_dataset(
-    names: Sequence[str] = CORPORA, folder: Path = FIXTURES, *, augment: bool = False
+    names: Sequence[str] = CORPORA,
+    folders: Path | Sequence[Path] = CORPUS_DIRS,
+    *,
+    augment: bool = False,
 ) -> Dataset:
     """Read the corpora and featurize every text (with :func:`augment_chat` copies if asked)."""
-    rows = _read_rows(names, folder)
+    rows = _read_rows(names, folders)
     if augment:
         rows += augment_chat(rows)
     return dataset_from_rows(rows)
@@ -605,11 +622,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the final model here (only if adopted)")
     ap.add_argument("--locomo", type=Path, default=LOCOMO, help="LoCoMo dev folder")
     args = ap.parse_args(argv)
-    missing = [n for n in ("poisoning_corpora.json",) if not (FIXTURES / n).is_file()]
-    if missing or not args.locomo.is_dir():
+    if not MANIFEST.is_file() or not args.locomo.is_dir():
         print(
-            f"train_screen needs a source checkout: the corpora in {FIXTURES} and the LoCoMo dev "
-            f"folder ({args.locomo}; --locomo or PRISM_LOCOMO_DEV). Run it from the repository.",
+            f"train_screen needs a source checkout: the corpora in {MANIFEST.parent} and the "
+            f"LoCoMo dev folder ({args.locomo}; --locomo or PRISM_LOCOMO_DEV). Run it from the "
+            "repository.",
             file=sys.stderr,
         )
         return 2

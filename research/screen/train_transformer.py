@@ -1,11 +1,14 @@
 """Train the screen's learned opinion: the transformer, the n-gram model beside it, and the
 ensemble's thresholds (a training tool).
 
+A training tool, kept in ``research/screen`` and in no wheel: it imports the installed core
+(``prism_memory.safety``) and ``train_screen`` beside it.
+
 Design:
 - Command (from the repository root; needs JAX, which PRISM itself does not: ``pip install
   jax``; about 20 minutes on two cores with ``--no-oof``, as shipped)::
 
-      .venv/bin/python -m prism_memory.safety.train_transformer --no-oof \\
+      .venv/bin/python research/screen/train_transformer.py --no-oof \\
         --ngram-out prism_memory/safety/data/screen_model.npz \\
         --out prism_memory/safety/data/screen_transformer.npz
 
@@ -39,7 +42,8 @@ Design:
   (:func:`transformer_out_of_fold`, :func:`oof_thresholds`) applies.
 - Output: the tuned layers as float16, the head as float32, the thresholds and their out-of-fold
   floor (:mod:`._transformer` reads the weights and thresholds).
-- Every decision about it, with the rule written before its run: ``docs/screen-model.md``.
+- Every decision about it, with the rule written before its run:
+  ``research/screen/decision-log.md``.
 """
 
 from __future__ import annotations
@@ -58,9 +62,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import train_screen as ts  # research/screen/train_screen.py, beside this file
 
-from . import _ensemble, _model, _transformer, poisoning
-from . import train_screen as ts
+from prism_memory.safety import _ensemble, _model, _transformer, poisoning
 
 CORPORA = (
     *ts.CORPORA[:11],
@@ -413,12 +417,14 @@ def rethreshold(
     path: Path,
     floor: tuple[float, float] = (0.0, 0.0),
     ngram: _model.ScreenModel | None = None,
+    locomo: Path | None = None,
 ) -> tuple[float, float]:
-    """Set the thresholds of the weights at ``path`` by the LoCoMo guard, never below
-    ``floor`` (the out-of-fold thresholds, when they were computed), for the ensemble with
-    ``ngram`` (default: the shipped n-gram model); returns them."""
+    """Set the thresholds of the weights at ``path`` by the LoCoMo guard (the turns in
+    ``locomo``, default ``train_screen.LOCOMO``), never below ``floor`` (the out-of-fold
+    thresholds, when they were computed), for the ensemble with ``ngram`` (default: the shipped
+    n-gram model); returns them."""
     ensemble = ensemble_of(path, ngram)
-    guard = guard_thresholds(ensemble, list(ts.locomo_turns(ts.LOCOMO)))
+    guard = guard_thresholds(ensemble, list(ts.locomo_turns(locomo or ts.LOCOMO)))
     with np.load(path) as data:
         tensors = {k: data[k] for k in data.files}
     if "oof_floor" in tensors and floor == (0.0, 0.0):
@@ -459,7 +465,7 @@ def score_fold(
 def half(text: str) -> str:
     """The study half of a measured blind corpus that ``text`` falls in: ``"A"`` when the SHA-256
     of its UTF-8 bytes is even, else ``"B"``. A revision's estimate trains with half A and is
-    scored once on half B (``--held-out NAME:B``; ``docs/screen-model.md``).
+    scored once on half B (``--held-out NAME:B``; ``research/screen/decision-log.md``).
 
     >>> half("I prefer window seats"), half("we hiked")
     ('A', 'B')
@@ -508,6 +514,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also train the n-gram model on the same corpora, write it here and pair it with "
         "the transformer (default: the shipped n-gram model)",
     )
+    ap.add_argument(
+        "--locomo",
+        type=Path,
+        default=ts.LOCOMO,
+        help="LoCoMo dev folder the guard reads (default: $PRISM_LOCOMO_DEV, else "
+        "../shared/bench/locomo-dev relative to the repository root)",
+    )
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument(
         "--tuned-layers",
@@ -529,18 +542,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= args.tuned_layers <= _transformer.LAYERS:
         ap.error(f"--tuned-layers must be between 1 and {_transformer.LAYERS}")
     if args.guard_only:
-        print(f"ensemble thresholds (user, external): {rethreshold(args.out)}")
+        thresholds = rethreshold(args.out, locomo=args.locomo)
+        print(f"ensemble thresholds (user, external): {thresholds}")
         return 0
     held_name = (args.held_out or "").partition(":")[0]
     names = [*CORPORA, *([held_name] if held_name and held_name not in CORPORA else [])]
-    rows = ts._read_rows(names, ts.FIXTURES)
+    rows = ts._read_rows(names)
     try:
         rows, held = split_held_out(rows + ts.augment_chat(rows), args.held_out)
     except ValueError as exc:
         ap.error(str(exc))
     ngram = None
     if args.ngram_out is not None:
-        ngram = train_ngram(rows, args.ngram_out)
+        ngram = train_ngram(rows, args.ngram_out, args.locomo)
     net = Network(frozen=_transformer.LAYERS - args.tuned_layers)
     floor = (0.0, 0.0)
     if not args.no_oof:
@@ -551,18 +565,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"out-of-fold floor of the thresholds (user, external): {floor}", flush=True)
     params = train(net, rows, args.epochs)
     save(params, args.out, (1.0, 1.0))
-    thresholds = rethreshold(args.out, floor, ngram)
+    thresholds = rethreshold(args.out, floor, ngram, args.locomo)
     print(f"ensemble thresholds (user, external), floor then guard: {thresholds}")
     if held:
         print(score_fold(args.out, held, args.held_out, ngram))
     return 0
 
 
-def train_ngram(rows: Sequence[dict[str, Any]], out: Path) -> _model.ScreenModel:
+def train_ngram(
+    rows: Sequence[dict[str, Any]], out: Path, locomo: Path | None = None
+) -> _model.ScreenModel:
     """Fit the n-gram model on ``rows`` (``train_screen.train_model``: its own thresholds from
-    leave-one-corpus-out folds, raised by the LoCoMo guard), write it to ``out``, return it."""
+    leave-one-corpus-out folds, raised by the LoCoMo guard on the turns in ``locomo``, default
+    ``train_screen.LOCOMO``), write it to ``out``, return it."""
     start = time.time()
-    turns = list(ts.locomo_turns(ts.LOCOMO))
+    turns = list(ts.locomo_turns(locomo or ts.LOCOMO))
     model = ts.train_model(ts.dataset_from_rows(rows), turns)
     kept = _model.save_model(
         out,
