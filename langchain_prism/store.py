@@ -1,42 +1,64 @@
-"""``PrismStore``: a LangGraph ``BaseStore`` on PRISM memory.
+"""``PrismStore``: a LangGraph ``BaseStore`` on PRISM memory that behaves like LangGraph's
+reference ``InMemoryStore`` (the differences are listed in docs/langchain.md).
 
 Design:
 - Namespace -> scope rule (documented in docs/langchain.md): the items of namespace ``ns`` live
   in the PRISM scope ``user_id = "ns:" + encode(ns)``, ``agent_id = <store agent_id>`` (default
   ``"langgraph"``), where ``encode`` percent-encodes each segment and joins them with ``/``.
-  Every item record also carries ``metadata.ns`` (the exact encoding) and ``metadata.key``;
-  reads filter on both the scope and ``metadata.ns``, so namespaces are matched exactly, segment
-  by segment: ``("john_doe",)`` never sees ``("john-doe",)``.
-- One record per (namespace, key), with a deterministic id, so ``put`` is an upsert that keeps
-  ``created_at``. The value dict is kept verbatim in ``metadata.value``; the record text (what is
-  embedded and BM25-indexed) is the value's indexed fields (``index=[...]`` per put, the store's
-  ``index={"fields": [...]}``, default the whole value).
-- Namespaces are listed from a small registry (one record per namespace in the store's own scope),
-  which also resolves prefix searches: ``search(("memories",), query=...)`` runs one scoped
-  hybrid search per matching namespace and merges them by score.
-- Value filters use LangGraph's semantics and are applied exactly: with a filter, the matching
-  items of a namespace are found first and the query ranks only those.
-- ``batch`` runs the operations in order; ``abatch`` runs ``batch`` in a worker thread.
+  One record per (agent_id, namespace, key), its id deterministic over all three, so ``put`` is
+  an upsert that keeps ``created_at`` and two ``agent_id`` never share an item.
+- An item record's ``metadata``: ``prism_store="item"``, ``ns`` (the exact encoding),
+  ``namespace``, ``key``, ``value`` (kept with its Python types, ``_namespaces.encode_value``),
+  ``indexed`` and ``seq`` (when the key was created; an overwrite keeps it). Its text (embedded
+  and BM25-indexed) is the value's indexed fields.
+- The namespace registry holds, for each non-empty namespace, one entry per prefix of it
+  (``()`` and itself included) in the scope ``user_id = "nsp:" + encode(prefix)``, with ``seq``
+  (when the namespace last became non-empty). The namespaces under a prefix are one indexed
+  scope read; nothing is cached per process. A put writes a new namespace's entries with its
+  items, and checks an existing namespace's entries after writing (writing them again if another
+  store removed them meanwhile); a delete that empties a namespace removes them and counts again,
+  putting them back if a concurrent put landed, so concurrent stores stay right.
+- A search is two store calls whatever the number of namespaces: the registry read, then one
+  query over the items of those namespaces (``user_id`` in the list, an indexed match). Without
+  a query the items come in ``InMemoryStore``'s order (namespaces in the order they became
+  non-empty, keys in the order they were created). With a query PRISM's hybrid search (dense +
+  BM25, RRF) ranks the hits and ``score`` is the cosine similarity of the query and the item's
+  vector, clipped to [0, 1]; unindexed matches fill up the page as in ``InMemoryStore``. Value
+  filters are applied in Python, exactly.
+- ``batch`` answers every read against the state before the batch, then applies its puts
+  deduplicated per (namespace, key), the last one winning, as ``InMemoryStore`` does;
+  ``abatch`` runs ``batch`` in a worker thread.
+- Records of the first layout (ids without ``agent_id``, a single registry entry per namespace)
+  are migrated the first time a store of that ``agent_id`` is used.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import math
 import threading
+import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from langchain_prism._namespaces import (
+    decode_value,
     encode_namespace,
+    encode_value,
     item_record_id,
     matches_filter,
     matches_namespace,
     namespace_user_id,
+    prefix_user_id,
     registry_record_id,
     truncate_namespace,
 )
-from prism_memory.errors import NotFoundError, QuarantinedError
+from prism_memory.errors import QuarantinedError
 from prism_memory.records import MemoryRecord, Scope, Trust
+from prism_memory.stores.filters import Condition, RecordFilter, parse_filters
 
 from ._scope import check_memory
 
@@ -59,9 +81,30 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 __all__ = ["PrismStore"]
 
-REGISTRY_USER_ID = "prism-store-namespaces"
+log = logging.getLogger("prism_memory")
+
+LAYOUT = 2
+LAYOUT_USER_ID = "prism-store-layout"
+LEGACY_REGISTRY_USER_ID = "prism-store-namespaces"  # the first layout's registry scope
 _MAX_TEXT = 20_000
-_PAGE = 1000
+_PAGE = 10_000
+_ITEM, _NAMESPACE = "item", "namespace"
+_LAYOUT_NS = uuid.UUID("6a1c3e5f-0b7d-4f2a-9c8e-1d3b5a7c9e0f")
+
+_seq_lock = threading.Lock()
+_last_seq = 0
+
+
+def _next_seq() -> int:
+    """A creation order key: nanoseconds since the epoch, strictly increasing in this process."""
+    global _last_seq
+    with _seq_lock:
+        _last_seq = max(time.time_ns(), _last_seq + 1)
+        return _last_seq
+
+
+def _prefixes(namespace: tuple[str, ...]) -> list[tuple[str, ...]]:
+    return [namespace[:i] for i in range(len(namespace) + 1)]
 
 
 def _flatten(value: Any, prefix: str = "") -> Iterator[str]:
@@ -69,7 +112,7 @@ def _flatten(value: Any, prefix: str = "") -> Iterator[str]:
     if isinstance(value, Mapping):
         for k, v in value.items():
             yield from _flatten(v, f"{prefix}{k}." if prefix or k else prefix)
-    elif isinstance(value, (list, tuple)):
+    elif isinstance(value, (list, tuple, set, frozenset)):
         for v in value:
             yield from _flatten(v, prefix)
     elif value is not None and str(value).strip():
@@ -77,18 +120,45 @@ def _flatten(value: Any, prefix: str = "") -> Iterator[str]:
         yield f"{label}: {value}" if label else str(value)
 
 
-def index_text(value: Mapping[str, Any], fields: list[str] | None) -> str:
-    """The text a value is embedded as: its indexed fields, one per line."""
-    if not fields or fields == ["$"]:
-        lines = list(_flatten(value))
+def _texts_at(value: Mapping[str, Any], path: str) -> list[str]:
+    try:
+        return get_text_at_path(dict(value), path)
+    except (TypeError, ValueError):  # a datetime, a set... under the path: read it as JSON
+        return get_text_at_path(json.loads(json.dumps(value, default=str)), path)
+
+
+def index_text(value: Mapping[str, Any], fields: list[str] | None) -> tuple[str, bool]:
+    """The text a value is embedded as (its indexed fields, one per line) and whether it is
+    indexed at all: as in ``InMemoryStore``, when a field path yields a text (the whole value,
+    ``"$"``, always does). ``fields=None`` or ``[]``: not indexed."""
+    lines: list[str] = []
+    indexed = False
+    for path in fields or ():
+        if path == "$":
+            indexed = True
+            whole = list(_flatten(value))
+            lines.extend(whole or [json.dumps(value, default=str, ensure_ascii=False)])
+        else:
+            texts = _texts_at(value, path)
+            indexed = indexed or bool(texts)
+            lines.extend(t for t in texts if t.strip())
+    return "\n".join(lines)[:_MAX_TEXT].strip(), indexed
+
+
+def _score(query: list[float], vector: list[float] | None, routes: Mapping[str, float]) -> float:
+    """A hit's relevance: the cosine similarity of query and item vectors, clipped to [0, 1]."""
+    if vector:
+        nq = math.sqrt(sum(x * x for x in query))
+        nv = math.sqrt(sum(x * x for x in vector))
+        cos = sum(x * y for x, y in zip(query, vector)) / (nq * nv) if nq and nv else 0.0
     else:
-        lines = []
-        for path in fields:
-            if path == "$":
-                lines.extend(_flatten(value))
-            else:
-                lines.extend(t for t in get_text_at_path(dict(value), path) if t.strip())
-    return "\n".join(lines)[:_MAX_TEXT].strip()
+        cos = routes.get("dense", 0.0)
+    return min(1.0, max(0.0, float(cos)))
+
+
+def _ns_time(record: MemoryRecord) -> int:
+    """A first-layout record's order key: its ``created_at`` in nanoseconds."""
+    return int(record.created_at.timestamp() * 1_000_000) * 1000
 
 
 class PrismStore(BaseStore):
@@ -108,11 +178,12 @@ class PrismStore(BaseStore):
 
             store.put(("memories", "alice"), "food", {"text": "Alice is vegetarian"})
             hits = store.search(("memories", "alice"), query="what does she eat?")
-            hits[0].value, hits[0].score
+            hits[0].value, hits[0].score                # score: cosine similarity in [0, 1]
 
-    Values are the application's own data: they are stored as given, unscreened. With
-    ``screen=True`` each value is read by the poisoning screen as content from ``source``
-    (use ``source="tool"`` for values that come from outside); a value it quarantines raises
+    Values are the application's own data: they are stored as given, unscreened, and come back
+    with their types (datetime, tuple, set...: see docs/langchain.md). With ``screen=True`` each
+    value is read by the poisoning screen as content from ``source`` (use ``source="tool"`` for
+    values that come from outside); a value it quarantines raises
     :class:`prism_memory.QuarantinedError` (the item is kept for audit, never served, and
     ``memory.release(error.record_id, ...)`` restores it). The namespace registry is never
     screened.
@@ -139,142 +210,277 @@ class PrismStore(BaseStore):
         self.source = source
         self.screen = screen
         self._lock = threading.RLock()
-        self._known: set[tuple[str, ...]] = set()
+        self._layout_checked = False
 
     # -- scopes -------------------------------------------------------------------------
     def scope_of(self, namespace: tuple[str, ...]) -> dict[str, str]:
         """The PRISM scope holding the items of ``namespace`` (see the module docstring)."""
         return {"user_id": namespace_user_id(namespace), "agent_id": self.agent_id}
 
-    def _registry_scope(self) -> dict[str, str]:
-        return {"user_id": REGISTRY_USER_ID, "agent_id": self.agent_id}
+    def _store_scope(self) -> Scope:
+        """Every record of this store: the items of all namespaces and the registry."""
+        return Scope.of(agent_id=self.agent_id)
 
     # -- operations ---------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        results: list[Result] = []
+        ops = list(ops)
         for op in ops:
+            if not isinstance(op, (GetOp, SearchOp, PutOp, ListNamespacesOp)):
+                raise ValueError(f"Unknown operation type: {type(op)}")
             _validate_op(op)
-            if isinstance(op, GetOp):
-                results.append(self._get(op.namespace, op.key))
-            elif isinstance(op, SearchOp):
-                results.append(self._search(op))
-            elif isinstance(op, PutOp):
-                self._put(op)
-                results.append(None)
+        self.memory._check_open()
+        self._check_layout()
+        results: list[Result] = [None] * len(ops)
+        gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
+        if gets:
+            found = self._get_many([(tuple(op.namespace), str(op.key)) for _, op in gets])
+            for (i, _), item in zip(gets, found):
+                results[i] = item
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for i, op in enumerate(ops):
+            if isinstance(op, SearchOp):
+                results[i] = self._search(op)
             elif isinstance(op, ListNamespacesOp):
-                results.append(self._list_namespaces(op))
-            else:
-                raise TypeError(f"PrismStore cannot run {type(op).__name__}")
+                results[i] = self._list_namespaces(op)
+            elif isinstance(op, PutOp):
+                puts[(tuple(op.namespace), str(op.key))] = op  # the last put of a key wins
+        if puts:
+            self._apply_puts(puts)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
-    # -- get / put ----------------------------------------------------------------------
+    # -- get ----------------------------------------------------------------------------
     @staticmethod
     def _item(record: MemoryRecord, score: float | None = None, *, search: bool = False) -> Item:
         meta = record.metadata
         kwargs: dict[str, Any] = {
             "namespace": tuple(meta["namespace"]),
             "key": str(meta["key"]),
-            "value": dict(meta.get("value") or {}),
+            "value": decode_value(meta.get("value") or {}),
             "created_at": record.created_at,
             "updated_at": record.updated_at,
         }
         return SearchItem(**kwargs, score=score) if search else Item(**kwargs)
 
-    def _record(self, namespace: tuple[str, ...], key: str) -> MemoryRecord | None:
-        try:
-            record: MemoryRecord = self.memory.get(
-                item_record_id(namespace, key), **self.scope_of(namespace)
-            )
-        except NotFoundError:
-            return None
+    @staticmethod
+    def _is_item(record: MemoryRecord, namespace: tuple[str, ...], key: str) -> bool:
         meta = record.metadata
-        if meta.get("ns") != encode_namespace(namespace) or meta.get("key") != key:
-            return None
-        if record.provenance.trust == Trust.QUARANTINED:
-            return None  # kept for audit only, as search leaves it out
+        return (
+            meta.get("prism_store") == _ITEM
+            and record.user_id == namespace_user_id(namespace)
+            and meta.get("ns") == encode_namespace(namespace)
+            and meta.get("key") == key
+        )
+
+    def _get_many(self, keys: list[tuple[tuple[str, ...], str]]) -> list[Item | None]:
+        """The items at ``keys``: one store read for all of them."""
+        ids = [item_record_id(self.agent_id, ns, key) for ns, key in keys]
+        got = self.memory.store.get(list(dict.fromkeys(ids)), self._store_scope())
+        found = {r.id: r for r in got}
+        out: list[Item | None] = []
+        for rid, (ns, key) in zip(ids, keys):
+            r = found.get(rid)
+            visible = (
+                r is not None
+                and self._is_item(r, ns, key)
+                and r.provenance.trust != Trust.QUARANTINED
+            )
+            out.append(self._item(r) if visible and r is not None else None)
+        return out
+
+    # -- put / delete -------------------------------------------------------------------
+    def _fixed_vector(self) -> list[float]:
+        """The dense vector of records never searched by meaning (registry, unindexed items):
+        no embedding call for them."""
+        return [1.0] + [0.0] * (self.memory.embedder.dim - 1)
+
+    def _registry_entries(self, namespace: tuple[str, ...], seq: int) -> list[MemoryRecord]:
+        entries: list[MemoryRecord] = []
+        for prefix in _prefixes(namespace):
+            entries.append(
+                self.memory.build_record(
+                    "namespace " + encode_namespace(namespace),
+                    Scope.of(user_id=prefix_user_id(prefix), agent_id=self.agent_id),
+                    kind="fact",
+                    layer="working",
+                    source="system",
+                    metadata={
+                        "prism_store": _NAMESPACE,
+                        "ns": encode_namespace(namespace),
+                        "namespace": list(namespace),
+                        "seq": seq,
+                    },
+                    record_id=registry_record_id(self.agent_id, prefix, namespace),
+                )
+            )
+        return entries
+
+    def _apply_puts(self, puts: dict[tuple[tuple[str, ...], str], PutOp]) -> None:
+        agent = self.agent_id
+        namespaces = list(dict.fromkeys(ns for ns, _ in puts))
+        with self._lock:
+            ids = [item_record_id(agent, ns, key) for ns, key in puts]
+            ids += [registry_record_id(agent, ns, ns) for ns in namespaces]
+            existing = {r.id: r for r in self.memory.store.get(ids, self._store_scope())}
+            ns_seq: dict[tuple[str, ...], int] = {}
+            registered: set[tuple[str, ...]] = set()
+            for ns in namespaces:  # in the order the batch first touches them, as InMemoryStore
+                entry = existing.get(registry_record_id(agent, ns, ns))
+                if entry is not None and entry.metadata.get("prism_store") == _NAMESPACE:
+                    ns_seq[ns] = int(entry.metadata.get("seq") or _ns_time(entry))
+                    registered.add(ns)
+                else:
+                    ns_seq[ns] = _next_seq()
+            items: list[MemoryRecord] = []
+            deleted: dict[tuple[str, ...], list[str]] = {}
+            for (ns, key), op in puts.items():
+                rid = item_record_id(agent, ns, key)
+                if op.value is None:
+                    deleted.setdefault(ns, []).append(rid)
+                    continue
+                old = existing.get(rid)
+                if old is not None and (
+                    not self._is_item(old, ns, key) or old.provenance.trust == Trust.QUARANTINED
+                ):
+                    old = None  # a quarantined item was never served: this put creates the key
+                items.append(self._item_record(ns, key, op, old))
+            if deleted:
+                gone = [rid for rids in deleted.values() for rid in rids]
+                self.memory.store.delete(gone, self._store_scope())
+                for ns in deleted:
+                    self.memory._notify_write(Scope.of(**self.scope_of(ns)))
+            written = self._write(items, ns_seq, registered)
+            refilled = {tuple(r.metadata["namespace"]) for r in items}
+            for ns in deleted:
+                if ns not in refilled:
+                    self._unregister_if_empty(ns, ns_seq.get(ns))
+        for record in written:
+            if record.provenance.trust == Trust.QUARANTINED:
+                ns, key = tuple(record.metadata["namespace"]), record.metadata["key"]
+                raise QuarantinedError(
+                    f"put({ns!r}, {key!r}): the value was quarantined by the poisoning screen "
+                    f"({record.provenance.reason}); it is kept for audit and not served. Release "
+                    f"it with memory.release({record.id!r}, **store.scope_of(namespace)), or "
+                    "store application data with PrismStore(..., screen=False) (the default)",
+                    record_id=record.id,
+                    reason=record.provenance.reason,
+                )
+
+    def _item_record(
+        self, namespace: tuple[str, ...], key: str, op: PutOp, old: MemoryRecord | None
+    ) -> MemoryRecord:
+        value = dict(op.value or {})
+        encoded = encode_value(value)  # refuses what would not come back as it went in
+        if op.index is False:
+            text, indexed = "", False
+        else:
+            text, indexed = index_text(value, self.index_fields if op.index is None else op.index)
+        seq = old.metadata.get("seq") if old is not None else None
+        record: MemoryRecord = self.memory.build_record(
+            text or key,
+            Scope.of(**self.scope_of(namespace)),
+            kind="fact",
+            layer="semantic",
+            source=self.source,
+            metadata={
+                "prism_store": _ITEM,
+                "ns": encode_namespace(namespace),
+                "namespace": list(namespace),
+                "key": key,
+                "value": encoded,
+                "indexed": "yes" if indexed else "no",
+                "seq": int(seq) if isinstance(seq, int) else _next_seq(),
+            },
+            record_id=item_record_id(self.agent_id, namespace, key),
+        )
+        if old is not None:
+            record.created_at = old.created_at
         return record
 
-    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
-        record = self._record(namespace, key)
-        return self._item(record) if record is not None else None
-
-    def _put(self, op: PutOp) -> None:
-        namespace, key = tuple(op.namespace), str(op.key)
-        scope = self.scope_of(namespace)
-        with self._lock:
-            if op.value is None:
-                self.memory.delete(item_record_id(namespace, key), **scope)
-                if self.memory.count(**scope) == 0:
-                    self.memory.delete(registry_record_id(namespace), **self._registry_scope())
-                    self._known.discard(namespace)
-                return
-            value = dict(op.value)
-            fields = self.index_fields if op.index is None else op.index or None
-            text = index_text(value, fields) if op.index is not False else ""
-            indexed = bool(text)
-            old = self._record(namespace, key)
-            record = self.memory.build_record(
-                text or key,
-                Scope.of(**scope),
-                kind="fact",
-                layer="semantic",
-                source=self.source,
-                metadata={
-                    "ns": encode_namespace(namespace),
-                    "namespace": list(namespace),
-                    "key": key,
-                    "value": value,
-                    "indexed": "yes" if indexed else "no",
-                },
-                record_id=item_record_id(namespace, key),
+    def _write(
+        self,
+        items: list[MemoryRecord],
+        ns_seq: dict[tuple[str, ...], int],
+        registered: set[tuple[str, ...]],
+    ) -> list[MemoryRecord]:
+        """Upsert the items and the registry entries of their namespaces not ``registered``
+        when read before; for those that were, check after the write and write the entries
+        if they are gone. Writing or checking after the items keeps the registry right when
+        another store deletes the last item of a namespace meanwhile: either its delete of the
+        entries comes first and is undone here, or its count after that delete sees these items
+        and it puts them back (:meth:`_unregister_if_empty`)."""
+        if not items:
+            return []
+        vec = self._fixed_vector()
+        namespaces = list(dict.fromkeys(tuple(r.metadata["namespace"]) for r in items))
+        entries = [
+            e
+            for ns in namespaces
+            if ns not in registered
+            for e in self._registry_entries(ns, ns_seq[ns])
+        ]
+        dense = {r.id: vec for r in items if r.metadata["indexed"] == "no"}
+        dense.update((e.id, vec) for e in entries)
+        if self.screen:  # items are screened, the registry never
+            written: list[MemoryRecord] = self.memory._write_records(
+                items, dense=dense, screen=True
             )
-            if old is not None:
-                record.created_at = old.created_at
-            written = self.memory._write_records([record], screen=self.screen)[0]
-            self._register(namespace)
-        if written.provenance.trust == Trust.QUARANTINED:
-            raise QuarantinedError(
-                f"put({namespace!r}, {key!r}): the value was quarantined by the poisoning screen "
-                f"({written.provenance.reason}); it is kept for audit and not served. Release it "
-                f"with memory.release({written.id!r}, **store.scope_of(namespace)), or store "
-                "application data with PrismStore(..., screen=False) (the default)",
-                record_id=written.id,
-                reason=written.provenance.reason,
-            )
+            if entries:
+                self.memory._write_records(entries, dense=dense, screen=False)
+        else:
+            written = items
+            self.memory._write_records([*items, *entries], dense=dense, screen=False)
+        known = [ns for ns in namespaces if ns in registered]
+        ids = [registry_record_id(self.agent_id, ns, ns) for ns in known]
+        present = {r.id for r in self.memory.store.get(ids, self._store_scope())} if ids else set()
+        lost = [
+            e
+            for ns, rid in zip(known, ids)
+            if rid not in present
+            for e in self._registry_entries(ns, ns_seq[ns])
+        ]
+        if lost:
+            self.memory._write_records(lost, dense={e.id: vec for e in lost}, screen=False)
+        return written
 
-    def _register(self, namespace: tuple[str, ...]) -> None:
-        if namespace in self._known:
+    def _unregister_if_empty(self, namespace: tuple[str, ...], seq: int | None) -> None:
+        """Drop the registry entries of a namespace left without items. A put from another
+        store may land between the count and the delete: count again and put them back."""
+        scope = Scope.of(**self.scope_of(namespace))
+        if self.memory.store.count(scope) > 0:
             return
-        entry = self.memory.build_record(
-            "namespace " + encode_namespace(namespace),
-            Scope.of(**self._registry_scope()),
-            kind="fact",
-            layer="working",
-            source="system",
-            metadata={"namespace": list(namespace), "ns": encode_namespace(namespace)},
-            record_id=registry_record_id(namespace),
-        )
-        self.memory._write_records([entry], screen=False)  # internal: never screened
-        self._known.add(namespace)
+        ids = [registry_record_id(self.agent_id, p, namespace) for p in _prefixes(namespace)]
+        self.memory.store.delete(ids, self._store_scope())
+        if self.memory.store.count(scope) > 0:
+            entries = self._registry_entries(namespace, seq if seq is not None else _next_seq())
+            vec = self._fixed_vector()
+            self.memory._write_records(entries, dense={e.id: vec for e in entries}, screen=False)
 
     # -- namespaces ---------------------------------------------------------------------
-    def _pages(
-        self, scope: dict[str, str], filters: dict[str, Any] | None = None
-    ) -> Iterator[MemoryRecord]:
+    def _pages(self, scope: Scope, flt: RecordFilter | None) -> Iterator[MemoryRecord]:
         cursor: str | None = None
         while True:
-            page = self.memory.list(limit=_PAGE, cursor=cursor, filters=filters, **scope)
+            page, cursor = self.memory.store.scroll(scope, flt, limit=_PAGE, cursor=cursor)
             yield from page
-            cursor = page.next_cursor
             if cursor is None:
                 return
 
-    def _namespaces(self) -> list[tuple[str, ...]]:
-        found = {tuple(r.metadata["namespace"]) for r in self._pages(self._registry_scope())}
-        return sorted(found)
+    def _namespaces_under(self, prefix: tuple[str, ...]) -> dict[tuple[str, ...], int]:
+        """Every non-empty namespace under ``prefix`` (whole segments, literal) and the order it
+        became non-empty in: one read of the registry scope of that prefix."""
+        scope = Scope.of(user_id=prefix_user_id(prefix), agent_id=self.agent_id)
+        out: dict[tuple[str, ...], int] = {}
+        for r in self._pages(scope, None):  # the scope holds registry entries only
+            ns = tuple(r.metadata.get("namespace") or ())
+            if (
+                r.metadata.get("prism_store") == _NAMESPACE
+                and ns[: len(prefix)] == prefix
+                and len(ns) >= max(1, len(prefix))
+            ):
+                out[ns] = int(r.metadata.get("seq") or 0)
+        return out
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         prefix: tuple[str, ...] | None = None
@@ -285,72 +491,174 @@ class PrismStore(BaseStore):
             elif cond.match_type == "suffix":
                 suffix = tuple(cond.path)
             else:
-                raise ValueError(f"unknown match_type {cond.match_type!r}; use prefix or suffix")
-        out: dict[tuple[str, ...], None] = {}
-        for ns in self._namespaces():
-            if matches_namespace(ns, prefix, suffix):
-                out[truncate_namespace(ns, op.max_depth)] = None
-        return sorted(out)[op.offset : op.offset + op.limit]
+                raise ValueError(f"Unsupported match type: {cond.match_type}")
+        literal = prefix or ()  # the registry read covers the segments before a wildcard
+        if "*" in literal:
+            literal = literal[: literal.index("*")]
+        found = self._namespaces_under(literal)
+        matching = [ns for ns in found if matches_namespace(ns, prefix, suffix)]
+        out = sorted({truncate_namespace(ns, op.max_depth) for ns in matching})
+        return out[op.offset : op.offset + op.limit]
 
     # -- search -------------------------------------------------------------------------
-    def _items_of(self, namespace: tuple[str, ...]) -> Iterator[MemoryRecord]:
-        return self._pages(self.scope_of(namespace), {"metadata.ns": encode_namespace(namespace)})
+    def _item_filter(
+        self, namespaces: Iterable[tuple[str, ...]], extra: dict[str, Any]
+    ) -> RecordFilter:
+        users = RecordFilter.any_of("user_id", [namespace_user_id(ns) for ns in namespaces])
+        flt = parse_filters({"metadata.prism_store": _ITEM, **extra})
+        visible: RecordFilter = self.memory.visible_filter()
+        return visible & users & flt
 
-    def _ranked(
-        self, namespace: tuple[str, ...], op: SearchOp, need: int
-    ) -> list[tuple[float | None, MemoryRecord]]:
-        scope = self.scope_of(namespace)
-        filters: dict[str, Any] = {"metadata.ns": encode_namespace(namespace)}
-        unscored: list[MemoryRecord] = []
-        if op.filter:
-            matching = [
-                r
-                for r in self._items_of(namespace)
-                if matches_filter(r.metadata.get("value") or {}, op.filter)
-            ]
-            if not matching:
-                return []
-            indexed_ids = [r.id for r in matching if r.metadata.get("indexed") != "no"]
-            unscored = [r for r in matching if r.metadata.get("indexed") == "no"]
-            filters["id"] = indexed_ids
-        else:
-            filters["metadata.indexed"] = "yes"
-        ranked: list[tuple[float | None, MemoryRecord]] = []
-        if filters.get("id", True):
-            hits = self.memory.search(
-                str(op.query), limit=max(1, min(1000, need)), filters=filters, **scope
+    def _matching(
+        self,
+        namespaces: dict[tuple[str, ...], int],
+        flt: dict[str, Any] | None,
+        extra: dict[str, Any],
+    ) -> list[MemoryRecord]:
+        """The items of ``namespaces`` whose value passes ``flt``, in ``InMemoryStore``'s
+        order: namespaces in the order they became non-empty, then keys in creation order."""
+        order = {encode_namespace(ns): seq for ns, seq in namespaces.items()}
+        records = [
+            r
+            for r in self._pages(self._store_scope(), self._item_filter(namespaces, extra))
+            if r.metadata.get("ns") in order
+            and matches_filter(decode_value(r.metadata.get("value") or {}), flt)
+        ]
+        records.sort(
+            key=lambda r: (
+                order[r.metadata["ns"]],
+                r.metadata["ns"],
+                int(r.metadata.get("seq") or 0),
+                r.metadata["key"],
             )
-            ranked = [(h.score, h.record) for h in hits]
-        if len(ranked) < need:
-            if not op.filter:
-                unscored = [
-                    r for r in self._items_of(namespace) if r.metadata.get("indexed") == "no"
-                ]
-            ranked.extend((None, r) for r in unscored[: need - len(ranked)])
-        return ranked
+        )
+        return records
 
     def _search(self, op: SearchOp) -> list[Item]:
         # search prefixes are literal (as in LangGraph's own stores); "*" is a wildcard only in
         # list_namespaces match conditions, so a tenant named "*" sees only its own items
-        prefix = tuple(op.namespace_prefix)
-        namespaces = [ns for ns in self._namespaces() if ns[: len(prefix)] == prefix]
+        namespaces = self._namespaces_under(tuple(op.namespace_prefix))
+        if not namespaces:
+            return []
+        if not op.query:
+            found = self._matching(namespaces, op.filter, {})
+            return [self._item(r, search=True) for r in found[op.offset : op.offset + op.limit]]
         need = op.offset + op.limit
-        if op.query and op.query.strip():
-            scored: list[tuple[float | None, MemoryRecord]] = []
-            for ns in namespaces:
-                scored.extend(self._ranked(ns, op, need))
-            scored.sort(key=lambda pair: (pair[0] is None, -(pair[0] or 0.0)))
-            window = scored[op.offset : need]
-            return [self._item(r, score, search=True) for score, r in window]
-        records: list[MemoryRecord] = []
-        for ns in namespaces:
-            records.extend(
-                r
-                for r in self._items_of(ns)
-                if matches_filter(r.metadata.get("value") or {}, op.filter)
+        extra: dict[str, Any] = {"metadata.indexed": "yes"}
+        unscored: list[MemoryRecord] | None = None
+        if op.filter:  # the filter is applied here, exactly: the query ranks what passes it
+            passing = self._matching(namespaces, op.filter, {})
+            extra["id"] = [r.id for r in passing if r.metadata.get("indexed") != "no"]
+            unscored = [r for r in passing if r.metadata.get("indexed") == "no"]
+        ranked: list[tuple[float | None, MemoryRecord]] = []
+        if need > 0 and extra.get("id", True):
+            query_vec = self.memory.embedder.embed_query(op.query)
+            hits = self.memory.store.hybrid_query(
+                self._store_scope(),
+                query_vec,
+                self.memory.sparse.query(op.query),
+                self._item_filter(namespaces, extra),
+                limit=need,
+                prefetch_limit=max(need * 4, 32),
+                rrf_k=self.memory.config.retrieval.rrf_k,
+                with_vectors=True,
             )
-        records.sort(key=lambda r: r.updated_at, reverse=True)
-        return [self._item(r, search=True) for r in records[op.offset : need]]
+            ranked = [
+                (_score(query_vec, h.vector, h.route_scores), h.record)
+                for h in hits[max(op.offset, 0) : need]
+            ]
+        if len(ranked) < op.limit:
+            # as InMemoryStore: unindexed matches fill up the page, in order, from the first
+            if unscored is None:
+                unscored = self._matching(namespaces, None, {"metadata.indexed": "no"})
+            ranked.extend((None, r) for r in unscored[: op.limit - len(ranked)])
+        return [self._item(r, score, search=True) for score, r in ranked]
+
+    # -- the first layout ---------------------------------------------------------------
+    def _check_layout(self) -> None:
+        """Once per store object: migrate this agent_id's first-layout records if a layout
+        marker does not say it was done (one read by id)."""
+        if self._layout_checked:
+            return
+        with self._lock:
+            if self._layout_checked:
+                return
+            scope = Scope.of(user_id=LAYOUT_USER_ID, agent_id=self.agent_id)
+            marker_id = str(uuid.uuid5(_LAYOUT_NS, json.dumps([self.agent_id, LAYOUT])))
+            if not self.memory.store.get([marker_id], scope):
+                self._migrate()
+                marker = self.memory.build_record(
+                    f"PrismStore layout {LAYOUT}",
+                    scope,
+                    kind="fact",
+                    layer="working",
+                    source="system",
+                    metadata={"prism_store": "layout", "layout": LAYOUT},
+                    record_id=marker_id,
+                )
+                self.memory._write_records(
+                    [marker], dense={marker_id: self._fixed_vector()}, screen=False
+                )
+            self._layout_checked = True
+
+    def _migrate(self) -> None:
+        """Rewrite this agent_id's first-layout records (no ``metadata.prism_store``) in the
+        current layout: new ids, the same vectors, times and trust; ``created_at`` gives the
+        order keys. Idempotent: an interrupted migration is finished by the next store."""
+        flt = RecordFilter(
+            must=[Condition("metadata.prism_store", "empty")],
+            must_not=[Condition("metadata.ns", "empty")],
+        )
+        legacy = list(self._pages(self._store_scope(), flt))
+        if not legacy:
+            return
+        agent = self.agent_id
+        items: list[MemoryRecord] = []
+        since: dict[tuple[str, ...], int] = {}
+        for r in legacy:
+            names = r.metadata.get("namespace")
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                continue
+            ns = tuple(names)
+            is_entry = r.user_id == LEGACY_REGISTRY_USER_ID
+            if is_entry or (
+                r.user_id == namespace_user_id(ns) and isinstance(r.metadata.get("key"), str)
+            ):
+                since[ns] = min(since.get(ns, _ns_time(r)), _ns_time(r))
+                if not is_entry:
+                    items.append(r)
+        new_ids = [
+            item_record_id(agent, tuple(r.metadata["namespace"]), r.metadata["key"]) for r in items
+        ]
+        entry_ids = [registry_record_id(agent, ns, ns) for ns in since]
+        present = {r.id for r in self.memory.store.get(new_ids + entry_ids, self._store_scope())}
+        vectors = self.memory.store.get_vectors([r.id for r in items], self._store_scope())
+        moved: list[MemoryRecord] = []
+        dense: dict[str, list[float]] = {}
+        for r, new_id in zip(items, new_ids):
+            if new_id in present:
+                continue  # written since in the current layout: that one wins
+            meta = {
+                **r.metadata,
+                "prism_store": _ITEM,
+                "value": encode_value(dict(r.metadata.get("value") or {})),
+                "indexed": r.metadata.get("indexed", "yes"),
+                "seq": _ns_time(r),
+            }
+            moved.append(r.model_copy(update={"id": new_id, "metadata": meta}))
+            if r.id in vectors:
+                dense[new_id] = vectors[r.id]
+        live = {tuple(r.metadata["namespace"]) for r in items}
+        entries = [
+            e
+            for ns in since
+            if ns in live and registry_record_id(agent, ns, ns) not in present
+            for e in self._registry_entries(ns, since[ns])
+        ]
+        dense.update((e.id, self._fixed_vector()) for e in entries)
+        self.memory._write_records([*moved, *entries], dense=dense, screen=False)
+        self.memory.store.delete([r.id for r in legacy], self._store_scope())
+        log.info("PrismStore(agent_id=%r): %d items moved to layout %d", agent, len(moved), LAYOUT)
 
     def __repr__(self) -> str:
         return f"PrismStore(agent_id={self.agent_id!r}, index_fields={self.index_fields!r})"
