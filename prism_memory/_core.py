@@ -112,6 +112,16 @@ class MemoryCore:
         self.config = config or PrismConfig()
         if redact_pii is not None:
             self.config.safety.redact_pii = redact_pii
+        if self.config.safety.screen == "strict":
+            import importlib.util
+
+            if importlib.util.find_spec("prism_screen") is None:
+                from .safety._transformer import INSTALL
+
+                raise ConfigError(
+                    f"SafetyConfig(screen='strict') needs the screen's transformer: {INSTALL}; "
+                    "or use screen='default'"
+                )
         if sum(x is not None for x in (path, location, url, store)) > 1:
             raise ConfigError("pass only one of path=, location=, url= or store=")
         self.llm = llm

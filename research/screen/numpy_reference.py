@@ -70,7 +70,7 @@ BASE_TENSORS = EMBEDDINGS + tuple(
 _DTYPES = {"F32": np.float32, "F16": np.float16}
 
 REPO = Path(__file__).resolve().parents[2]
-WEIGHTS_PATH = REPO / "prism_memory" / "safety" / "data" / "screen_transformer.npz"
+WEIGHTS_PATH = REPO / "research" / "screen" / "weights" / "screen_transformer.npz"
 
 
 def base_dir() -> Path:

@@ -10,7 +10,7 @@ Design:
 
       .venv/bin/python research/screen/train_transformer.py --no-oof \\
         --ngram-out prism_memory/safety/data/screen_model.npz \\
-        --out prism_memory/safety/data/screen_transformer.npz
+        --out research/screen/weights/screen_transformer.npz
 
   ``--ngram-out`` (fifteenth revision) also fits the n-gram model on the same rows
   (``train_screen.train_model``: its own thresholds, for the screen without the transformer,
