@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
@@ -152,3 +152,34 @@ def test_run_context_wins_over_configurable_and_defaults(fake_memory: Memory) ->
     assert scope_from_context({}, None, lg, adapter="x")["user_id"] == "lg"
     with pytest.raises(ScopeError):
         scope_from_context({}, None, {"thread_id": "t"}, adapter="x")
+
+
+def test_middleware_configurable_scope_and_no_thread_echo(fake_memory: Memory) -> None:
+    model = scripted("Noted.", "How about risotto?", "Risotto again?")
+    agent = create_agent(
+        model,
+        tools=[],
+        system_prompt="You are a cooking assistant.",
+        middleware=[PrismMemoryMiddleware(fake_memory, budget_tokens=600)],
+        checkpointer=InMemorySaver(),
+    )
+    first = "I am vegetarian and I prefer Italian food."
+    cfg = {"configurable": {"user_id": "carol", "thread_id": "c1"}}
+    agent.invoke({"messages": [{"role": "user", "content": first}]}, config=cfg)
+    agent.invoke(
+        {"messages": [{"role": "user", "content": "What should I cook tonight?"}]}, config=cfg
+    )
+    prompt = model.prompts[1]
+    assert any(m.type == "human" and m.content == first for m in prompt)  # the checkpointer's
+    system = prompt[0]
+    assert isinstance(system, SystemMessage)
+    # the thread's own turns are in the messages; the recalled context does not repeat them
+    assert "Recent turns" not in system.text
+    assert first not in system.text and "Noted." not in system.text
+
+    # another thread of the same user: the first thread is a memory now
+    agent.invoke(
+        {"messages": [{"role": "user", "content": "What should I cook for lunch?"}]},
+        config={"configurable": {"user_id": "carol", "thread_id": "c2"}},
+    )
+    assert "vegetarian" in model.prompts[2][0].text.lower()
