@@ -20,7 +20,7 @@ from langchain_core.outputs import ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
-from langchain_prism import PrismMemoryMiddleware, create_memory_tools
+from langchain_prism import PrismMemoryMiddleware, PrismRetriever, create_memory_tools
 from prism_memory import Memory
 from prism_memory.errors import ScopeError
 
@@ -183,3 +183,26 @@ def test_middleware_configurable_scope_and_no_thread_echo(fake_memory: Memory) -
         config={"configurable": {"user_id": "carol", "thread_id": "c2"}},
     )
     assert "vegetarian" in model.prompts[2][0].text.lower()
+
+
+def test_retriever_leaves_out_the_current_conversation(fake_memory: Memory) -> None:
+    fake_memory.add("Dana prefers aisle seats", user_id="dana", kind="preference")
+    fake_memory.remember(
+        [
+            {"role": "user", "content": "Which seat should I book?"},
+            {"role": "assistant", "content": "Let me check your seat preference."},
+        ],
+        user_id="dana",
+        session_id="now",
+    )
+    texts = [d.page_content for d in PrismRetriever(fake_memory, user_id="dana").invoke("seat")]
+    assert "Which seat should I book?" in texts  # without a session, turns are memories
+    current = PrismRetriever(fake_memory, user_id="dana", session_id="now", k=10)
+    texts = [d.page_content for d in current.invoke("Which seat should I book?")]
+    assert "Dana prefers aisle seats" in texts
+    assert "Which seat should I book?" not in texts
+    assert "Let me check your seat preference." not in texts
+    # the session can come from the run config too (e.g. RunnableWithMessageHistory's)
+    run = PrismRetriever(fake_memory, user_id="dana", k=10)
+    docs = run.invoke("Which seat should I book?", config={"configurable": {"session_id": "now"}})
+    assert "Which seat should I book?" not in [d.page_content for d in docs]
