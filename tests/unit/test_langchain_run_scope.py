@@ -206,3 +206,29 @@ def test_retriever_leaves_out_the_current_conversation(fake_memory: Memory) -> N
     run = PrismRetriever(fake_memory, user_id="dana", k=10)
     docs = run.invoke("Which seat should I book?", config={"configurable": {"session_id": "now"}})
     assert "Which seat should I book?" not in [d.page_content for d in docs]
+
+
+async def test_async_tools_take_the_scope_from_the_run(fake_memory: Memory) -> None:
+    model = scripted(
+        call("remember", "c1", content="Erin's bike lock code is 2290"),
+        "Saved.",
+        call("recall", "c2", query="bike lock code"),
+        "No idea.",
+    )
+    agent = create_agent(
+        model,
+        tools=create_memory_tools(fake_memory),
+        context_schema=UserContext,
+        middleware=[PrismMemoryMiddleware(fake_memory)],
+        checkpointer=InMemorySaver(),
+    )
+    await agent.ainvoke(
+        {"messages": [{"role": "user", "content": "Remember my bike lock code is 2290."}]},
+        **run_kwargs("context", "erin", "e1"),
+    )
+    assert any("2290" in h.record.text for h in fake_memory.search("bike", user_id="erin"))
+    out = await agent.ainvoke(
+        {"messages": [{"role": "user", "content": "What is my bike lock code?"}]},
+        **run_kwargs("configurable", "frank", "f1"),
+    )
+    assert "2290" not in tool_results(out)[-1]
