@@ -242,8 +242,10 @@ memory.close()'''),
     "04_lcel_retriever_and_history.ipynb": [
         ("md", "# LCEL: a retriever and a chat history on PRISM\n\n`PrismRetriever` brings recalled "
                "long-term memories into a chain; `PrismChatMessageHistory` keeps each session's "
-               "messages for `RunnableWithMessageHistory`."),
-        ("code", SETUP + "\n\n" + FAKE_MODEL),
+               "messages for `RunnableWithMessageHistory`.\n\nThis is the pattern for existing "
+               "LCEL code: `RunnableWithMessageHistory` is deprecated in LangChain 1.x. New agents "
+               "use `create_agent` with a checkpointer and `PrismMemoryMiddleware` (notebook 02)."),
+        ("code", QUIET_SETUP + "\n\n" + FAKE_MODEL),
         ("code", '''from operator import itemgetter
 
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
@@ -251,6 +253,9 @@ from langchain_core.runnables import RunnablePassthrough
 from langchain_core.runnables.history import RunnableWithMessageHistory
 
 from langchain_prism import PrismChatMessageHistory, PrismRetriever
+
+# deprecated in LangChain 1.x (see above); shown for existing code, so its warning is silenced
+warnings.filterwarnings("ignore", message="RunnableWithMessageHistory is deprecated")
 
 model = scripted("Porto is lovely in May.", "You mentioned Porto.", "Maybe Porto again?")
 prompt = ChatPromptTemplate.from_messages(
