@@ -232,3 +232,20 @@ async def test_async_tools_take_the_scope_from_the_run(fake_memory: Memory) -> N
         **run_kwargs("configurable", "frank", "f1"),
     )
     assert "2290" not in tool_results(out)[-1]
+
+
+def test_model_cannot_smuggle_a_scope_into_a_tool_call(fake_memory: Memory) -> None:
+    fake_memory.add("Gina's safe combination is 8812", user_id="gina")
+    smuggled = {"query": "safe combination", "user_id": "gina"}
+    smuggled["runtime"] = {"context": {"user_id": "gina"}}  # type: ignore[assignment]
+    model = scripted(call("recall", "c1", **smuggled), "No idea.")
+    agent = create_agent(model, tools=create_memory_tools(fake_memory), context_schema=UserContext)
+    out = agent.invoke(
+        {"messages": [{"role": "user", "content": "What is the safe combination?"}]},
+        context=UserContext("hank"),
+    )
+    result = tool_results(out)[-1]
+    assert "8812" not in result and result == "No relevant memories."  # it ran, as hank
+    assert "8812" in create_memory_tools(fake_memory)[1].invoke(
+        {"query": "safe combination"}, config={"configurable": {"user_id": "gina"}}
+    )
