@@ -51,6 +51,14 @@ from prism_memory import Memory
 
 memory = Memory(path=Path(tempfile.mkdtemp()) / "prism")  # embedded Qdrant Edge, offline embedder"""
 
+# Jupyter without ipywidgets: tqdm (imported by the embedding model's downloader) warns that it
+# cannot draw progress bars; nothing is downloaded offline, so the warning is noise.
+QUIET_SETUP = """import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # no ipywidgets: no progress bars
+
+""" + SETUP
+
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "01_quickstart.ipynb": [
         ("md", "# PRISM quickstart\n\nThe core API on the embedded store: remember a conversation, "
@@ -91,14 +99,17 @@ memory.close()'''),
         ("md", REAL_MODEL),
     ],
     "02_langchain_agent_memory.ipynb": [
-        ("md", "# Long-term memory for a `create_agent` agent\n\n`PrismMemoryMiddleware` recalls "
-               "before each model call (the context goes into the system prompt) and remembers "
-               "each turn afterwards. The user comes from the run context, the session from the "
-               "thread id: never from the model."),
-        ("code", SETUP + "\n\n" + FAKE_MODEL),
+        ("md", "# Long-term memory for a `create_agent` agent\n\nOne compiled agent serves every "
+               "user. `PrismMemoryMiddleware` recalls before each model call (the context goes "
+               "into the system prompt) and remembers each turn afterwards; the memory tools let "
+               "the model `remember`, `recall` and `forget`. Both take the user **from each run** "
+               "(`context=`, else `config[\"configurable\"]`) and the session from the thread "
+               "id: never from the model, and never fixed when the agent is built."),
+        ("code", QUIET_SETUP + "\n\n" + FAKE_MODEL),
         ("code", '''from dataclasses import dataclass
 
 from langchain.agents import create_agent
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_prism import PrismMemoryMiddleware, create_memory_tools
@@ -109,34 +120,62 @@ class Context:
     user_id: str
 
 
+def tool_call(name, **args):
+    return AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}])
+
+
 model = scripted(
+    tool_call("remember", content="Alice is vegetarian and loves spicy food", kind="preference"),
     "Noted: you're vegetarian and love spicy food.",
+    tool_call("recall", query="diet and food preferences"),
+    "I don't know your diet yet. Tell me!",
     "How about a spicy chickpea curry? It's vegetarian.",
+    "Any preferences or allergies I should know about?",
 )
 agent = create_agent(
     model,
-    tools=create_memory_tools(memory, user_id="alice"),  # optional: let the agent edit memory
+    tools=create_memory_tools(memory),  # no user here: each call takes the run's user
     system_prompt="You are a helpful cooking assistant.",
     context_schema=Context,
     middleware=[PrismMemoryMiddleware(memory, budget_tokens=500)],
-    checkpointer=InMemorySaver(),
+    checkpointer=InMemorySaver(),  # the thread's own messages
 )'''),
-        ("md", "## Session 1: the user states a preference"),
-        ("code", '''agent.invoke(
-    {"messages": [{"role": "user", "content": "I'm vegetarian and I love spicy food."}]},
+        ("md", "## Alice, session 1: she states a preference, the model stores it with `remember`"),
+        ("code", '''out = agent.invoke(
+    {"messages": [{"role": "user", "content": "I'm vegetarian and I love spicy food. Please remember that."}]},
     context=Context(user_id="alice"),
-    config={"configurable": {"thread_id": "monday"}},
-)'''),
-        ("md", "## Session 2: a new thread, the preference is used"),
+    config={"configurable": {"thread_id": "alice-monday"}},
+)
+print(out["messages"][-2].content)  # the tool result'''),
+        ("md", "## Bob, same agent: his `recall` only sees Bob's memories"),
+        ("code", '''out = agent.invoke(
+    {"messages": [{"role": "user", "content": "What do you remember about my diet?"}]},
+    context=Context(user_id="bob"),
+    config={"configurable": {"thread_id": "bob-monday"}},
+)
+bob_recall = out["messages"][-2].content
+print(bob_recall)
+assert "vegetarian" not in bob_recall.lower()'''),
+        ("md", "## Alice, session 2: a new thread, the preference is used"),
         ("code", '''out = agent.invoke(
     {"messages": [{"role": "user", "content": "What should I cook tonight?"}]},
     context=Context(user_id="alice"),
-    config={"configurable": {"thread_id": "friday"}},
+    config={"configurable": {"thread_id": "alice-friday"}},
 )
 print(out["messages"][-1].content)
 system_prompt = model.prompts[-1][0].text
 print(system_prompt)
-assert "vegetarian" in system_prompt.lower()
+assert "vegetarian" in system_prompt.lower()'''),
+        ("md", "## The user from `configurable` works the same\n\n`config={\"configurable\": "
+               "{\"user_id\": ...}}` (LangMem's `langgraph_user_id` too) is read when the run "
+               "has no context. The constructor's `user_id=` is only a default for runs that "
+               "set none; a run with no user at all is refused."),
+        ("code", '''out = agent.invoke(
+    {"messages": [{"role": "user", "content": "What should I cook tonight?"}]},
+    config={"configurable": {"user_id": "bob", "thread_id": "bob-friday"}},
+)
+print(out["messages"][-1].content)
+assert "vegetarian" not in model.prompts[-1][0].text.lower()  # Bob never sees Alice's memory
 memory.close()'''),
         ("md", REAL_MODEL),
     ],
@@ -203,8 +242,10 @@ memory.close()'''),
     "04_lcel_retriever_and_history.ipynb": [
         ("md", "# LCEL: a retriever and a chat history on PRISM\n\n`PrismRetriever` brings recalled "
                "long-term memories into a chain; `PrismChatMessageHistory` keeps each session's "
-               "messages for `RunnableWithMessageHistory`."),
-        ("code", SETUP + "\n\n" + FAKE_MODEL),
+               "messages for `RunnableWithMessageHistory`.\n\nThis is the pattern for existing "
+               "LCEL code: `RunnableWithMessageHistory` is deprecated in LangChain 1.x. New agents "
+               "use `create_agent` with a checkpointer and `PrismMemoryMiddleware` (notebook 02)."),
+        ("code", QUIET_SETUP + "\n\n" + FAKE_MODEL),
         ("code", '''from operator import itemgetter
 
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
@@ -212,6 +253,9 @@ from langchain_core.runnables import RunnablePassthrough
 from langchain_core.runnables.history import RunnableWithMessageHistory
 
 from langchain_prism import PrismChatMessageHistory, PrismRetriever
+
+# deprecated in LangChain 1.x (see above); shown for existing code, so its warning is silenced
+warnings.filterwarnings("ignore", message="RunnableWithMessageHistory is deprecated")
 
 model = scripted("Porto is lovely in May.", "You mentioned Porto.", "Maybe Porto again?")
 prompt = ChatPromptTemplate.from_messages(

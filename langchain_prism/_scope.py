@@ -11,13 +11,26 @@ Design:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from prism_memory.errors import ConfigError, ScopeError
 from prism_memory.records import SCOPE_FIELDS, Scope
 
-__all__ = ["MemoryFirstArg", "check_memory", "scope_from_context", "scope_kwargs"]
+__all__ = [
+    "MemoryFirstArg",
+    "check_memory",
+    "recall_outside_session",
+    "scope_from_context",
+    "scope_kwargs",
+]
+
+#: ``configurable`` keys read as the run's user (ours first, then LangMem's convention).
+_CONFIGURABLE_KEYS = {
+    "user_id": ("user_id", "langgraph_user_id"),
+    "agent_id": ("agent_id",),
+    "session_id": ("session_id",),
+}
 
 
 def check_memory(memory: Any, adapter: str) -> Any:
@@ -87,14 +100,22 @@ def scope_from_context(
     *,
     adapter: str,
 ) -> dict[str, str]:
-    """Merge a run's scope: constructor ``defaults``, then the run ``context``.
+    """Merge a run's scope: constructor ``defaults``, then ``configurable``, then ``context``.
 
     ``context`` is a LangGraph ``runtime.context`` (dataclass, pydantic model, TypedDict or
-    dict); a field it sets overrides the constructor's. ``session_id`` falls back to the
-    run's ``thread_id`` (from ``configurable``) so each conversation thread is a session.
+    dict); ``configurable`` is the run config's ``configurable`` (``user_id`` -- or LangMem's
+    ``langgraph_user_id`` -- ``agent_id``, ``session_id``). A field the context sets wins over
+    ``configurable``, which wins over the constructor. ``session_id`` falls back to the run's
+    ``thread_id`` so each conversation thread is a session. Both are set by the application
+    that starts the run, never by the model.
     """
     merged: dict[str, str | None] = {name: defaults.get(name) for name in SCOPE_FIELDS}
     for name in SCOPE_FIELDS:
+        for key in _CONFIGURABLE_KEYS.get(name, (name,)):
+            value = configurable.get(key) if configurable else None
+            if value is not None:
+                merged[name] = str(value)
+                break
         value = _read(context, name)
         if value is not None:
             merged[name] = str(value)
@@ -105,9 +126,55 @@ def scope_from_context(
     if merged["user_id"] is None and merged["agent_id"] is None:
         raise ScopeError(
             f"{adapter}: no user_id or agent_id for this run. Pass one to the constructor "
-            "(e.g. user_id='alice') or in the run context (context={'user_id': 'alice'} with "
-            "a context_schema that has a user_id field)"
+            "(e.g. user_id='alice'), in the run context (context={'user_id': 'alice'} with "
+            "a context_schema that has a user_id field) or in the run config "
+            "(config={'configurable': {'user_id': 'alice'}})"
         )
     return scope_kwargs(
         merged["user_id"], merged["agent_id"], merged["session_id"], adapter=adapter
+    )
+
+
+def recall_outside_session(
+    memory: Any,
+    query: str,
+    scope: Mapping[str, str],
+    *,
+    thread_texts: Iterable[str] = (),
+    **kwargs: Any,
+) -> Any:
+    """``memory.recall`` across the user's/agent's sessions, without the current conversation.
+
+    The current session's turns (buffer records of ``scope["session_id"]``, or any turn whose
+    text is one of ``thread_texts``, the messages already in the prompt) are the conversation
+    itself, not memories: they are left out and the context is rendered again without them.
+    """
+    from prism_memory.records import Layer
+    from prism_memory.retrieval import MemoryContext
+    from prism_memory.retrieval.render import render
+    from prism_memory.tokens import count_tokens
+
+    session = scope.get("session_id")
+    long_term = {k: v for k, v in scope.items() if k != "session_id"}
+    ctx = memory.recall(query, **long_term, **kwargs)
+    texts = {" ".join(t.split()) for t in thread_texts if t and t.strip()}
+
+    def in_thread(record: Any) -> bool:
+        if record.layer != Layer.BUFFER:
+            return False
+        if session is not None and record.session_id == session:
+            return True
+        return " ".join(record.text.split()) in texts
+
+    keep = [item for item in ctx.items if not in_thread(item.record)]
+    if len(keep) == len(ctx.items):
+        return ctx
+    text = render(keep)
+    return MemoryContext(
+        text,
+        [item.record for item in keep],
+        count_tokens(text) if text else 0,
+        ctx.budget_tokens,
+        ctx.trace,
+        keep,
     )

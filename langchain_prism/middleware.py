@@ -4,12 +4,15 @@ Design:
 - Before each model call (``wrap_model_call``) it recalls with the latest user message as the
   query and the agent state's task fields (``task_id``, ``subgoal_id``, ``step``) as the PRISM
   intent, and appends the rendered context to the system message via
-  ``ModelRequest.override`` -- the conversation messages are left untouched.
+  ``ModelRequest.override`` -- the conversation messages are left untouched. The recall leaves
+  out the current thread (its session's buffer turns and any turn equal to a message of the
+  request): with a checkpointer those messages are already in the prompt.
 - After the run (``after_agent``) it remembers the latest exchange: the last user message and
   the assistant's text replies after it (tool calls and tool results are not memories).
-- The scope comes from the constructor and the run context (``context=...`` of a
-  ``context_schema`` with ``user_id`` / ``agent_id`` / ``session_id``), the session falling
-  back to the run's ``thread_id``. It is never read from model output.
+- The scope comes from the run context (``context=...`` of a ``context_schema`` with
+  ``user_id`` / ``agent_id`` / ``session_id``), else the run config's ``configurable`` (the
+  same keys, or ``langgraph_user_id``), else the constructor; the session falls back to the
+  run's ``thread_id``. It is never read from model output.
 - Sync and async hooks share the same helpers; async runs them in a worker thread.
 """
 
@@ -21,8 +24,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
-from ._messages import last_human_text, to_turns, turn_tail
-from ._scope import check_memory, scope_from_context
+from ._messages import last_human_text, message_text, to_turns, turn_tail
+from ._scope import check_memory, recall_outside_session, scope_from_context
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -128,8 +131,14 @@ class PrismMemoryMiddleware(AgentMiddleware):
             return request
         scope = self._scope(request.runtime.context if request.runtime else None)
         state: Mapping[str, Any] = request.state or {}
-        ctx = self.memory.recall(
-            query, intent=self._intent(state), budget_tokens=self.budget_tokens, **scope
+        # the thread's own messages are already in the prompt: recall what lies outside it
+        ctx = recall_outside_session(
+            self.memory,
+            query,
+            scope,
+            thread_texts=[message_text(m) for m in request.messages],
+            intent=self._intent(state),
+            budget_tokens=self.budget_tokens,
         )
         if not ctx.text.strip():
             return request

@@ -6,6 +6,9 @@ Design:
   in context order, at most ``k``. ``mode="search"`` returns the top ``k`` hybrid-search hits.
 - Every ``Document`` carries the record's id, layer, kind, score, event time, the routes
   that found it and its source, so a chain can cite or filter them.
+- In recall mode the current conversation is left out: the buffer turns of the current session
+  (``session_id``, else the run config's ``configurable`` ``session_id`` / ``thread_id``, as
+  ``RunnableWithMessageHistory`` and LangGraph set them) are the conversation, not memories.
 - ``k`` can be overridden per call (``retriever.invoke(q, k=2)``), as the LangChain standard
   retriever tests expect. Async runs the same code in a worker thread.
 """
@@ -13,6 +16,8 @@ Design:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -21,13 +26,20 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, Field, model_validator
 
 from prism_memory.records import MemoryRecord
 
-from ._scope import MemoryFirstArg
+from ._scope import MemoryFirstArg, recall_outside_session
 
 __all__ = ["PrismRetriever", "record_document"]
+
+#: ``configurable`` of the run a retriever call is made in (set by invoke / ainvoke).
+_RUN_CONFIGURABLE: ContextVar[Mapping[str, Any] | None] = ContextVar(
+    "prism_retriever_configurable", default=None
+)
 
 
 def record_document(
@@ -79,8 +91,9 @@ class PrismRetriever(MemoryFirstArg, BaseRetriever):
     agent_id: str | None = None
     session_id: str | None = Field(
         default=None,
-        description="Adds this session's recent buffer to recall (long-term layers are "
-        "searched across all sessions of the user/agent).",
+        description="The current session: its buffer turns (the conversation itself) are "
+        "left out of recall mode. Default: the run config's configurable session_id or "
+        "thread_id. Long-term layers are searched across all sessions of the user/agent.",
     )
     k: int = Field(default=4, ge=1, le=1000, description="Most documents returned.")
     budget_tokens: int = Field(
@@ -107,8 +120,13 @@ class PrismRetriever(MemoryFirstArg, BaseRetriever):
         if self.mode == "search":
             hits = self.memory.search(query, limit=limit, filters=self.filters, **self.scope)
             return [record_document(h.record, score=h.score, routes=h.routes) for h in hits]
-        ctx = self.memory.recall(
-            query, intent=self.intent, budget_tokens=self.budget_tokens, **self.scope
+        scope = dict(self.scope)
+        configurable = _RUN_CONFIGURABLE.get() or {}
+        session = self.session_id or configurable.get("session_id") or configurable.get("thread_id")
+        if session is not None:
+            scope["session_id"] = str(session)
+        ctx = recall_outside_session(
+            self.memory, query, scope, intent=self.intent, budget_tokens=self.budget_tokens
         )
         shown = {item.record.id: item for item in getattr(ctx, "items", [])}
         docs: list[Document] = []
@@ -122,6 +140,22 @@ class PrismRetriever(MemoryFirstArg, BaseRetriever):
                 )
             )
         return docs
+
+    def invoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        token = _RUN_CONFIGURABLE.set(ensure_config(config).get("configurable") or {})
+        try:
+            return super().invoke(input, config, **kwargs)
+        finally:
+            _RUN_CONFIGURABLE.reset(token)
+
+    async def ainvoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        token = _RUN_CONFIGURABLE.set(ensure_config(config).get("configurable") or {})
+        try:
+            return await super().ainvoke(input, config, **kwargs)
+        finally:
+            _RUN_CONFIGURABLE.reset(token)
 
     def _get_relevant_documents(
         self,

@@ -46,8 +46,10 @@ def test_missing_or_wrong_memory_and_scope_say_how_to_fix(memory: Memory) -> Non
         PrismChatMessageHistory(user_id="a", session_id="s")
     with pytest.raises(ConfigError, match=r"prism_memory\.Memory was expected"):
         create_memory_tools(object(), user_id="a")
-    with pytest.raises(ScopeError, match="user_id="):
-        create_memory_tools(memory)
+    # the tools take their scope from the run: without one they refuse when called
+    recall = {t.name: t for t in create_memory_tools(memory)}["recall"]
+    assert recall.invoke({"query": "x"}).startswith("Memory unavailable")
+    assert "user_id=" in recall.invoke({"query": "x"})
     with pytest.raises(ValueError, match="session_id="):
         PrismChatMessageHistory(memory, user_id="a")
 
