@@ -3,8 +3,8 @@
 Accepted shapes (no adapter import needed):
 - a ``str`` (one user turn);
 - a list of dicts ``{"role", "content"[, "name", "timestamp", "id"]}``;
-- objects with ``.type`` / ``.content`` [/ ``.id`` / ``.name``] (LangChain messages), or a
-  single such object or dict.
+- objects with ``.type`` / ``.content`` [/ ``.id`` / ``.name``] (LangChain messages, chunks
+  included: a ``ToolMessageChunk`` is a tool turn), or a single such object or dict.
 Content may be a list of content blocks (LangChain multimodal); text blocks are joined.
 Everything is validated before anything is written: a bad message raises ``ValidationError``
 naming its index, and nothing is stored.
@@ -34,7 +34,14 @@ _ROLE_ALIASES = {
     "developer": "system",
     "tool": "tool",
     "function": "tool",
+    # LangChain message chunks carry their class name as ``type``
+    "humanmessagechunk": "user",
+    "aimessagechunk": "assistant",
+    "systemmessagechunk": "system",
+    "toolmessagechunk": "tool",
+    "functionmessagechunk": "tool",
 }
+_CHAT_TYPES = (None, "chat", "ChatMessageChunk")  # the role is in ``.role``
 MAX_MESSAGES = 10_000
 
 
@@ -161,7 +168,7 @@ def _one(item: Any, where: str) -> Turn:
         )
     if hasattr(item, "content") and (hasattr(item, "type") or hasattr(item, "role")):
         raw_role = getattr(item, "type", None)
-        if raw_role in (None, "chat"):
+        if raw_role in _CHAT_TYPES:
             raw_role = getattr(item, "role", "user")
         meta = getattr(item, "additional_kwargs", None) or {}
         return Turn(

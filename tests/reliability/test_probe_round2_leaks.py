@@ -1,0 +1,134 @@
+"""Defects found by the second outside probe (issue #19), items 1, 3, 5, 7, 12, 13 and 15: what
+leaks (identifiers past redaction, text past the memories block, deleted text from the recall
+cache, tool output as the user's words) and what an interruption leaves behind.
+
+Engine-level tests run on the real embedded engine (Qdrant Edge) with the hashing fake embedder.
+Tests that kill processes or mount a filesystem are ``slow`` (``make test-reliability``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prism_memory import FakeEmbedder, Memory
+from prism_memory.config import PrismConfig, SafetyConfig
+
+
+def open_memory(path: Path, **kwargs: Any) -> Memory:
+    config = kwargs.pop("config", None) or PrismConfig(safety=SafetyConfig(screen="off"))
+    return Memory(path=path, embedder=FakeEmbedder(dim=64), config=config, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """One store for the module (opening one costs a second); tests use fresh ids."""
+    m = open_memory(tmp_path_factory.mktemp("leaks") / "store")
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def uid() -> str:
+    """A user id no other test uses."""
+    return f"u-{uuid.uuid4().hex[:8]}"
+
+
+# -- 7: every LangChain message class keeps its role ----------------------------------------
+def _message_classes() -> list[type]:
+    import langchain_core.messages as lc
+
+    return [
+        cls
+        for _, cls in inspect.getmembers(lc, inspect.isclass)
+        if issubclass(cls, lc.BaseMessage) and cls not in (lc.BaseMessage, lc.BaseMessageChunk)
+    ]
+
+
+# the role each class stands for; a class missing here fails the test, so a new class in a
+# later langchain_core is looked at rather than silently mapped
+_EXPECTED_ROLE = {
+    "HumanMessage": "user",
+    "HumanMessageChunk": "user",
+    "AIMessage": "assistant",
+    "AIMessageChunk": "assistant",
+    "SystemMessage": "system",
+    "SystemMessageChunk": "system",
+    "ToolMessage": "tool",
+    "ToolMessageChunk": "tool",
+    "FunctionMessage": "tool",
+    "FunctionMessageChunk": "tool",
+    "ChatMessage": "tool",  # built with role="tool" below
+    "ChatMessageChunk": "tool",
+    "RemoveMessage": None,  # carries no turn
+}
+
+
+def _instance(cls: type, text: str) -> Any:
+    name = cls.__name__
+    if name == "RemoveMessage":
+        return cls(id="gone")
+    kwargs: dict[str, Any] = {"content": text, "id": f"{name}-1"}
+    if name.startswith("Tool"):
+        kwargs["tool_call_id"] = "call-1"
+    if name.startswith("Function"):
+        kwargs["name"] = "lookup"
+    if name.startswith("Chat"):
+        kwargs["role"] = "tool"
+    return cls(**kwargs)
+
+
+def test_every_message_class_is_known() -> None:
+    assert sorted(c.__name__ for c in _message_classes()) == sorted(_EXPECTED_ROLE)
+
+
+@pytest.mark.parametrize("cls", _message_classes(), ids=lambda c: c.__name__)
+def test_message_class_maps_to_its_role(cls: type, mem: Memory, uid: str) -> None:
+    from langchain_prism import PrismChatMessageHistory
+    from langchain_prism._messages import last_human_text, role_of, to_turns
+    from prism_memory.layers.messages import parse_messages
+
+    expected = _EXPECTED_ROLE[cls.__name__]
+    text = f"output of {cls.__name__}: the refund went to account 12"
+    msg = _instance(cls, text)
+    assert role_of(msg) == expected
+    if expected is None:
+        assert to_turns([msg]) == []
+        return
+    assert [t["role"] for t in to_turns([msg])] == [expected]
+    assert [t.role for t in parse_messages([msg])] == [expected]  # remember() without adapter
+    assert (last_human_text([msg]) == text) == (expected == "user")
+    history = PrismChatMessageHistory(mem, user_id=uid, session_id="s")
+    history.add_messages([msg])
+    (back,) = history.messages
+    assert back.content == text
+    assert (back.type == "human") == (expected == "user")
+    turn = mem.history(user_id=uid, session_id="s")[0]
+    assert turn.metadata["role"] == expected
+    assert turn.provenance.source.value == expected
+    if expected == "tool":
+        assert turn.provenance.trust.value != "trusted"
+
+
+def test_chat_message_roles_and_unknown_types() -> None:
+    from langchain_core.messages import ChatMessage, ChatMessageChunk
+
+    from langchain_prism._messages import role_of, to_turns
+
+    assert role_of(ChatMessage(role="human", content="x")) == "user"
+    assert role_of(ChatMessageChunk(role="assistant", content="x")) == "assistant"
+
+    class Odd:
+        type = "odd"
+        content = "some text"
+        id = None
+        name = None
+
+    assert role_of(Odd()) is None  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cannot remember"):
+        to_turns([Odd()])  # type: ignore[list-item]
