@@ -132,3 +132,87 @@ def test_chat_message_roles_and_unknown_types() -> None:
     assert role_of(Odd()) is None  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="cannot remember"):
         to_turns([Odd()])  # type: ignore[list-item]
+
+
+# -- 5: a delete drops every cached context that could hold what it deleted ----------------
+def test_delete_of_a_user_drops_the_agents_cached_context(mem: Memory, uid: str) -> None:
+    bob, agent = f"{uid}-bob", f"{uid}-nurse-bot"
+    mem.add("Bob takes warfarin every evening", user_id=bob, agent_id=agent)
+    assert "warfarin" in mem.recall("what does bob take", agent_id=agent).text
+    mem.delete_all(user_id=bob, purge=False)
+    after = mem.recall("what does bob take", agent_id=agent)
+    assert "warfarin" not in after.text and after.records == []
+
+
+def test_delete_of_a_session_drops_the_users_cached_context(mem: Memory, uid: str) -> None:
+    session = f"{uid}-s1"
+    mem.remember("I keep the spare key under the blue pot", user_id=uid, session_id=session)
+    assert "blue pot" in mem.recall("where is the spare key", user_id=uid).text
+    mem.delete_all(session_id=session, purge=False)
+    assert "blue pot" not in mem.recall("where is the spare key", user_id=uid).text
+
+
+_FIELD_VALUES = (None, "1", "2")
+_ALL_SCOPES = [
+    (u, a, s)
+    for u in _FIELD_VALUES
+    for a in _FIELD_VALUES
+    for s in _FIELD_VALUES
+    if (u, a, s) != (None, None, None)
+]
+
+
+def _scope(t: tuple[str | None, ...]) -> Any:
+    from prism_memory import Scope
+
+    return Scope(user_id=t[0], agent_id=t[1], session_id=t[2])
+
+
+def _matches(record: tuple[str | None, ...], flt: tuple[str | None, ...]) -> bool:
+    """A record with these scope fields is selected by this scope filter."""
+    return all(f is None or r == f for r, f in zip(record, flt))
+
+
+@pytest.mark.parametrize("write", _ALL_SCOPES, ids=str)
+def test_cache_drops_exactly_what_a_delete_could_change(write: tuple[str | None, ...]) -> None:
+    """Exhaustive over scope combinations: an entry survives a delete only when no record
+    the delete removes is one its recall (across sessions) could read."""
+    from prism_memory.retrieval.cache import RecallCache
+
+    cache = RecallCache()
+    for read in _ALL_SCOPES:
+        cache.put(_scope(read), "i", "q", 100, "c", read)
+    cache.invalidate(_scope(write))
+    for read in _ALL_SCOPES:
+        wide = _scope(read).widen(session=True)
+        wide_t = (wide.user_id, wide.agent_id, wide.session_id)
+        could_change = any(
+            _matches(rec, write) and _matches(rec, wide_t)
+            for rec in _ALL_SCOPES  # every scope a stored record can have
+        )
+        kept = cache.get(_scope(read), "i", "q", 100, "c") is not None
+        assert kept != could_change, (write, read)
+
+
+@pytest.mark.parametrize("delete", _ALL_SCOPES, ids=str)
+def test_no_recall_serves_deleted_text_after_delete_all(
+    mem: Memory, delete: tuple[str | None, ...]
+) -> None:
+    """Every scope a record can have holds one record; every scope recalls (and caches);
+    ``delete_all`` of one scope; no recall may return a deleted record's text afterwards."""
+    tag = uuid.uuid4().hex[:8]
+
+    def ids(t: tuple[str | None, ...]) -> dict[str, str | None]:
+        u, a, s = (None if v is None else f"{k}{v}-{tag}" for k, v in zip("uas", t))
+        return {"user_id": u, "agent_id": a, "session_id": s}
+
+    texts = {rec: f"note {tag} {''.join(v or '0' for v in rec)} zx{tag}" for rec in _ALL_SCOPES}
+    for rec, text in texts.items():
+        mem.add(text, **ids(rec))
+    for read in _ALL_SCOPES:
+        mem.recall(f"note zx{tag}", **ids(read))
+    mem.delete_all(**ids(delete), purge=False)
+    gone = [t for rec, t in texts.items() if _matches(rec, delete)]
+    for read in _ALL_SCOPES:
+        ctx = mem.recall(f"note zx{tag}", **ids(read))
+        assert not [t for t in gone if t in ctx.text], (delete, read)
