@@ -60,6 +60,7 @@ __all__ = ["MemoryCore", "RecordPage"]
 log = logging.getLogger("prism_memory")
 
 
+_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool"})
 _CHAIN_PROBE = 4
 _MAX_CHAIN_ROUNDS = 16
 
@@ -221,8 +222,8 @@ class MemoryCore:
 
         With ``config.safety.redact_pii`` identifiers in ``text`` and string ``fields`` become
         placeholders (and a content-derived id is re-derived from the redacted text, so the id
-        is no hash of the identifier). The poisoning screen then reads every record by its
-        source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
+        is no hash of the identifier). The poisoning screen then reads every record (its text,
+        and its speaker name when it has one) by its source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
         are marked ``trust=quarantined`` with a reason, kept for audit and review
         (``list(trust="quarantined")``, ``release``), never returned by default reads.
         Derived records (``source="derived"``) are not screened: their sources were.
@@ -243,13 +244,27 @@ class MemoryCore:
         ]
         if not todo or cfg.screen == "off":
             return records
+        items = [(r.text, r.provenance.source.value) for r in todo]
+        # a speaker name is shown with the text: screened as the source's words too
+        named = [
+            i
+            for i, r in enumerate(todo)
+            if r.speaker and r.speaker.strip().casefold() not in _ROLE_NAMES
+        ]
+        items += [(str(todo[i].speaker), todo[i].provenance.source.value) for i in named]
         verdicts = screen_batch(
-            [(r.text, r.provenance.source.value) for r in todo],
+            items,
             mode=cfg.screen,
             user=cfg.quarantine_threshold_user,
             external=cfg.quarantine_threshold_external,
         )
-        for record, verdict in zip(todo, verdicts):
+        text_verdicts = verdicts[: len(todo)]
+        for i, speaker_verdict in zip(named, verdicts[len(todo) :]):
+            if speaker_verdict.quarantined and not text_verdicts[i].quarantined:
+                text_verdicts[i] = replace(
+                    speaker_verdict, reason=f"speaker name: {speaker_verdict.reason}"
+                )
+        for record, verdict in zip(todo, text_verdicts):
             if cfg.llm_judge and self.llm is not None and is_borderline(verdict):
                 source = record.provenance.source.value
                 judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)

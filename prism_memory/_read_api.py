@@ -43,7 +43,7 @@ from .retrieval.context import MemoryContext, RecallTrace
 from .retrieval.fusion import Candidate, fuse
 from .retrieval.intent import Intent, IntentRegistry, analyze_query
 from .retrieval.llm import choose_strategy, compress_with_llm, parse_intent_with_llm
-from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN
+from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .retrieval.routes import plan_routes
 from .retrieval.scoring import informativeness, updated_utility
 from .stores.base import RouteQuery
@@ -356,9 +356,10 @@ class ReadAPI(MemoryCore):
         if out is None:
             trace.compression = f"extractive (llm {strategy} failed)"
             return text, tokens
-        new_text = f"{BLOCK_OPEN}\n{out}\n{BLOCK_CLOSE}"
+        shown = escape_lines(out)  # the model's answer is data like any other
+        new_text = f"{BLOCK_OPEN}\n{shown}\n{BLOCK_CLOSE}"
         new_tokens = count_tokens(new_text)
-        if new_tokens > budget or "</memories" in out.lower():
+        if new_tokens > budget or not shown:
             trace.compression = f"extractive (llm {strategy} output rejected)"
             return text, tokens
         trace.compression = f"llm:{strategy}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .._validation import MAX_TEXT_CHARS, check_string, has_visible_text
+from .._validation import MAX_TEXT_CHARS, check_speaker, check_string, has_visible_text
 from ..errors import ValidationError
 
 __all__ = ["ROLES", "Turn", "parse_messages", "parse_time"]
@@ -147,6 +147,12 @@ def _opt_str(value: Any, what: str, where: str) -> str | None:
     raise ValidationError(f"{where}: {what} must be a non-empty string, got {value!r}")
 
 
+def _name(value: Any, where: str) -> str | None:
+    """A message's ``name`` (stored as the turn's speaker): a one-line name, or refused."""
+    name = _opt_str(value, "name", where)
+    return None if name is None else check_speaker(name, f"{where}: name")
+
+
 def _one(item: Any, where: str) -> Turn:
     if isinstance(item, Mapping):
         unknown = set(item) - {"role", "content", "name", "timestamp", "id", "type", "text"}
@@ -162,7 +168,7 @@ def _one(item: Any, where: str) -> Turn:
         return Turn(
             text=_content_text(content, where),
             role=_role(raw_role, where),
-            name=_opt_str(item.get("name"), "name", where),
+            name=_name(item.get("name"), where),
             timestamp=parse_time(item.get("timestamp"), f"{where}: timestamp"),
             id=_opt_str(item.get("id"), "id", where),
         )
@@ -174,7 +180,7 @@ def _one(item: Any, where: str) -> Turn:
         return Turn(
             text=_content_text(item.content, where),
             role=_role(raw_role, where),
-            name=_opt_str(getattr(item, "name", None), "name", where),
+            name=_name(getattr(item, "name", None), where),
             timestamp=parse_time(meta.get("timestamp"), f"{where}: timestamp")
             if isinstance(meta, Mapping)
             else None,
