@@ -8,7 +8,8 @@ Design:
   reads filter on both the scope and ``metadata.ns``, so namespaces are matched exactly, segment
   by segment: ``("john_doe",)`` never sees ``("john-doe",)``.
 - One record per (namespace, key), with a deterministic id, so ``put`` is an upsert that keeps
-  ``created_at``. The value dict is kept verbatim in ``metadata.value``; the record text (what is
+  ``created_at``. The value dict is kept verbatim in ``metadata.value`` (its strings redacted
+  first under ``Memory(redact_pii=True)``; namespace and key never are); the record text (what is
   embedded and BM25-indexed) is the value's indexed fields (``index=[...]`` per put, the store's
   ``index={"fields": [...]}``, default the whole value).
 - Namespaces are listed from a small registry (one record per namespace in the store's own scope),
@@ -37,6 +38,7 @@ from langchain_prism._namespaces import (
 )
 from prism_memory.errors import NotFoundError, QuarantinedError
 from prism_memory.records import MemoryRecord, Scope, Trust
+from prism_memory.safety import redact_value
 
 from ._scope import check_memory
 
@@ -62,6 +64,8 @@ __all__ = ["PrismStore"]
 REGISTRY_USER_ID = "prism-store-namespaces"
 _MAX_TEXT = 20_000
 _PAGE = 1000
+# an item's address (namespace and key) is an identifier, like a scope id: never redacted
+_ADDRESS = ("ns", "namespace", "key")
 
 
 def _flatten(value: Any, prefix: str = "") -> Iterator[str]:
@@ -212,6 +216,8 @@ class PrismStore(BaseStore):
                     self._known.discard(namespace)
                 return
             value = dict(op.value)
+            if self.memory.config.safety.redact_pii:  # before the text is built from it
+                value = redact_value(value)
             fields = self.index_fields if op.index is None else op.index or None
             text = index_text(value, fields) if op.index is not False else ""
             indexed = bool(text)
@@ -233,7 +239,9 @@ class PrismStore(BaseStore):
             )
             if old is not None:
                 record.created_at = old.created_at
-            written = self.memory._write_records([record], screen=self.screen)[0]
+            written = self.memory._write_records(
+                [record], screen=self.screen, keep_metadata=_ADDRESS
+            )[0]
             self._register(namespace)
         if written.provenance.trust == Trust.QUARANTINED:
             raise QuarantinedError(
@@ -257,7 +265,8 @@ class PrismStore(BaseStore):
             metadata={"namespace": list(namespace), "ns": encode_namespace(namespace)},
             record_id=registry_record_id(namespace),
         )
-        self.memory._write_records([entry], screen=False)  # internal: never screened
+        # internal: never screened
+        self.memory._write_records([entry], screen=False, keep_metadata=_ADDRESS)
         self._known.add(namespace)
 
     # -- namespaces ---------------------------------------------------------------------

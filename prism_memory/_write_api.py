@@ -19,6 +19,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -124,6 +125,13 @@ class WriteAPI(DeleteAPI):
         subgoal = _opt_id(subgoal_id, "subgoal_id")
         when = parse_time(event_time, "event_time")
         turns = parse_messages(messages)
+        if self.config.safety.redact_pii:  # before anything (entities, speaker) is derived
+            from .safety import redact
+
+            turns = [
+                replace(t, text=redact(t.text), name=None if t.name is None else redact(t.name))
+                for t in turns
+            ]
         result = RememberResult()
         with self.scope_lock(scope):
             state = self._buffers.session(self.store, scope)

@@ -79,6 +79,17 @@ def _field_entities(spec: SchemaSpec, fields: dict[str, Any]) -> list[Entity]:
     return out
 
 
+def _redact_candidates(candidates: Sequence[Candidate]) -> None:
+    """Identifiers out of candidates (an LLM's answer may hold some) before the entity key,
+    the record id and the text are derived from their fields."""
+    from ..safety import redact, redact_value
+
+    for c in candidates:
+        c.fields = redact_value(c.fields)
+        c.entities = [Entity(type=e.type, name=redact(e.name)) for e in c.entities]
+        c.evidence = redact(c.evidence)
+
+
 class SemanticWriter:
     """Turns candidates into records for a :class:`~prism_memory.Memory`.
 
@@ -145,6 +156,8 @@ class SemanticWriter:
         """
         pending: dict[str, MemoryRecord] = {}
         keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
+        if self.m.config.safety.redact_pii:
+            _redact_candidates(candidates)
         for cand in candidates:
             try:
                 spec = self.m.schemas.get(cand.schema)
