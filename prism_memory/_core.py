@@ -167,6 +167,7 @@ class MemoryCore:
         self._closed = False
         try:
             self._setup()
+            self._on_open()
         except BaseException:
             # release an engine we opened (the embedded lock); a store passed in stays the caller's
             self._closed = True
@@ -177,6 +178,9 @@ class MemoryCore:
     # -- extension points ---------------------------------------------------------------
     def _setup(self) -> None:
         """Subclasses (write / read APIs) initialise their state here; call ``super()._setup()``."""
+
+    def _on_open(self) -> None:
+        """Run once every part is set up: finish work an earlier process left undone."""
 
     def on_write(self, listener: Callable[[Scope | None], None]) -> None:
         """Register ``listener(scope)``, called after every write (``None`` = every scope)."""

@@ -310,9 +310,30 @@ class SemanticWriter:
             with self.m.scope_lock(scope):
                 records = self.reconcile(candidates, scope, result)
                 self.m._write_records(records, screen=False)  # derived from screened turns
+                self._done(turns, scope)
         except Exception as exc:  # the agent's turn must never fail because of extraction
             log.warning("LLM extraction pass failed: %s", exc)
             self.m.background_errors.append(f"llm extraction: {exc}")
+        return result
+
+    def _done(self, turns: Sequence[MemoryRecord], scope: Scope) -> None:
+        """Clear the turns' ``extraction="pending"`` mark: their facts are written."""
+        pending = [t.id for t in turns if t.extraction == "pending"]
+        if pending:
+            self.m.store.set_payload(pending, scope, {"extraction": None})
+            for t in turns:
+                t.extraction = None
+
+    def resume(self, turns: Sequence[MemoryRecord], scope: Scope) -> RememberResult:
+        """Extract turns a dead process left ``extraction="pending"``: with the LLM when the
+        memory has one (:meth:`llm_pass`), else with the rules."""
+        if self.m._llm_extraction:
+            return self.llm_pass(turns, scope)
+        result = RememberResult()
+        with self.m.scope_lock(scope):
+            records = self.reconcile(self.rule_candidates(turns), scope, result)
+            self.m._write_records(records, screen=False)
+            self._done(turns, scope)
         return result
 
     # -- working memory -------------------------------------------------------------------

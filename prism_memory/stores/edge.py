@@ -237,6 +237,7 @@ class EdgeStore(StoreBase):
                     "several processes can share one memory"
                 ) from exc
             raise StoreError(f"could not open the memory store at {self.path}: {msg}") from exc
+        self._add_missing_indexes()
         if not meta_path.exists():
             tmp = meta_path.with_suffix(".tmp")
             tmp.write_text(json.dumps({"dim": dim, "embedder": embedder_name, "format": 1}))
@@ -248,7 +249,13 @@ class EdgeStore(StoreBase):
         return self._dim
 
     def _template_key(self) -> tuple[Any, ...]:
-        return (self._dim, self._hnsw, KEYWORD_INDEXES, FLOAT_INDEXES, DATETIME_INDEXES)
+        return (
+            self._dim,
+            self._hnsw,
+            KEYWORD_INDEXES,
+            FLOAT_INDEXES,
+            DATETIME_INDEXES,
+        )
 
     def _new_shard(self, shard_path: Path) -> Any:
         """A new, empty shard with every payload index, copied from a per-process template.
@@ -300,6 +307,19 @@ class EdgeStore(StoreBase):
         with self._lock:
             for op in ops:
                 target.update(op)
+
+    def _add_missing_indexes(self) -> None:
+        """Keyword indexes added by a later version (``extraction``): a store written before
+        has not got them; each is created once (a durable update of a fraction of a second)."""
+        q = _q()
+        have = set(self._shard.info().payload_schema)
+        for name in KEYWORD_INDEXES:
+            if name not in have:
+                op = q.UpdateOperation.create_field_index(
+                    name, q.KeywordIndexParams(is_tenant=name == "user_id")
+                )
+                with self._lock:
+                    self._shard.update(op)
 
     def _check_open(self) -> None:
         if self._closed:

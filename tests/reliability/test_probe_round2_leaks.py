@@ -9,6 +9,7 @@ Tests that kill processes or mount a filesystem are ``slow`` (``make test-reliab
 from __future__ import annotations
 
 import inspect
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -513,3 +514,99 @@ def test_redact_pii_reaches_every_write_path_and_leaves_nothing(tmp_path: Path) 
     m.close()
     assert files_containing(root, CONTROL), "the scan must see stored text"
     assert {n: files_containing(root, n) for n in NEEDLES} == {n: [] for n in NEEDLES}
+
+
+# -- 12: a turn whose extraction never ran is extracted when the store is opened again ----
+_TEA = json.dumps(
+    {"items": [{"schema": "Preference", "fields": {"subject": "oolong tea", "polarity": "like"}}]}
+)
+
+
+def preferences(m: Memory, **scope: str) -> list[str]:
+    return sorted(r.text for r in m.list(**scope, kind="preference"))
+
+
+def test_pending_extraction_is_resumed_on_open(tmp_path: Path) -> None:
+    """In process: the background job is lost (as in a kill) and the store closed; a Memory
+    opened later extracts the turn, with its LLM or, without one, with the rules."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    for reopen_llm, expected in (
+        (FakeListChatModel(responses=[_TEA]), ["User likes oolong tea"]),
+        (None, ["User likes oolong tea (I love oolong tea)"]),
+    ):
+        root = tmp_path / f"s-{reopen_llm is None}"
+        m = open_memory(root, llm=FakeListChatModel(responses=[_TEA]), background=True)
+        assert m._worker is not None
+        m._worker.submit = lambda job: None  # type: ignore[method-assign]  # the job is lost
+        m.remember("I love oolong tea", user_id="u", session_id="s")
+        assert preferences(m, user_id="u") == []
+        m.close()
+        with open_memory(root, llm=reopen_llm, background=True) as again:
+            again.flush()
+            assert preferences(again, user_id="u") == expected
+            assert not [r for r in again.history(user_id="u", session_id="s") if r.extraction]
+        with open_memory(root) as third:  # done once: nothing is pending any more
+            assert third.resume_extraction() == 0
+
+
+def test_turns_are_marked_until_their_extraction_ran(tmp_path: Path) -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    with open_memory(tmp_path / "s", llm=FakeListChatModel(responses=[_TEA])) as m:
+        m.remember(
+            [
+                {"role": "user", "content": "I love oolong tea"},
+                {"role": "assistant", "content": "ok"},
+            ],
+            user_id="u",
+            session_id="s",
+        )
+        assert [r.extraction for r in m.history(user_id="u", session_id="s")] == [None] * 2
+        assert preferences(m, user_id="u") == ["User likes oolong tea"]
+    with open_memory(tmp_path / "r") as m:  # rules only: nothing waits, nothing is marked
+        m.remember("I love oolong tea", user_id="u", session_id="s")
+        assert m.history(user_id="u", session_id="s")[0].extraction is None
+
+
+_CHILD_REMEMBER = """
+import sys
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from prism_memory import FakeEmbedder, Memory
+from prism_memory.config import PrismConfig, SafetyConfig
+
+llm = FakeListChatModel(responses=[sys.argv[2]], sleep=120)  # far slower than the kill
+m = Memory(path=sys.argv[1], embedder=FakeEmbedder(dim=64), llm=llm, background=True,
+           config=PrismConfig(safety=SafetyConfig(screen="off")))
+m.remember("I love oolong tea", user_id="u", session_id="s")
+print("remembered", flush=True)
+sys.stdin.read()  # wait for the kill
+"""
+
+
+@pytest.mark.slow
+def test_killed_after_remember_returns_the_facts_appear_after_reopen(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    root = tmp_path / "store"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD_REMEMBER, str(root), _TEA],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "remembered"
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    with open_memory(root, llm=FakeListChatModel(responses=[_TEA]), background=True) as m:
+        assert [r.text for r in m.history(user_id="u", session_id="s")] == ["I love oolong tea"]
+        m.flush()
+        assert preferences(m, user_id="u") == ["User likes oolong tea"]
