@@ -48,6 +48,9 @@ _TEMPLATES: dict[tuple[Any, ...], Path] = {}
 
 log = logging.getLogger("prism_memory")
 _META = "prism-store.json"
+#: written (durably) before the deletes of a purging delete, removed once the shard is rebuilt:
+#: a store opened with it still there rebuilds its shard first (the purge is completed)
+PURGE_JOURNAL = "purge-pending"
 
 
 def _q() -> Any:
@@ -238,6 +241,8 @@ class EdgeStore(StoreBase):
                 ) from exc
             raise StoreError(f"could not open the memory store at {self.path}: {msg}") from exc
         self._add_missing_indexes()
+        if (self.path / PURGE_JOURNAL).exists():
+            self._complete_purge()
         if not meta_path.exists():
             tmp = meta_path.with_suffix(".tmp")
             tmp.write_text(json.dumps({"dim": dim, "embedder": embedder_name, "format": 1}))
@@ -362,6 +367,41 @@ class EdgeStore(StoreBase):
         with self._lock:
             self._shard.flush()
 
+    def begin_purge(self) -> None:
+        """Journal a purge before its deletes: a process killed before :meth:`purge` finished
+        leaves the journal, and the next open rebuilds the shard (the deletes themselves are
+        in the WAL already, or never happened). Durable: the file and its directory are
+        fsynced."""
+        self._check_open()
+        journal = self.path / PURGE_JOURNAL
+        if journal.exists():
+            return
+        tmp = journal.with_name(journal.name + ".tmp")
+        with open(tmp, "w") as fh:
+            fh.write("a purge started and has not finished; the next open completes it\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, journal)
+        _fsync_dir(self.path)
+
+    def _end_purge(self) -> None:
+        journal = self.path / PURGE_JOURNAL
+        if journal.exists():
+            journal.unlink()
+            _fsync_dir(self.path)
+
+    def _complete_purge(self) -> None:
+        """On open: a purge was journalled and never finished; rebuild the shard now."""
+        log.info("completing an interrupted purge of the store at %s", self.path)
+        try:
+            with self._lock:
+                self._rebuild()
+                self._dirty = False
+        except Exception as exc:  # the store stays usable; the next purge or open retries
+            log.warning("could not complete the interrupted purge at %s: %s", self.path, exc)
+            return
+        self._end_purge()
+
     @_engine_call
     def purge(self) -> None:
         """Make deletes physical: no byte of a deleted record stays in any file of the store.
@@ -370,14 +410,16 @@ class EdgeStore(StoreBase):
         rotated or vacuumed, so after deletes the shard is rebuilt: live points are copied into a
         fresh shard (new WAL, new segments) that replaces the old one, whose files are removed.
         Cost is linear in the store size; without deletes since the last purge it only flushes.
+        A purge journalled by :meth:`begin_purge` is finished here and its journal removed.
         """
         self._check_open()
         self._wait_optimizer()
         with self._lock:
             self._shard.flush()
-            if self._dirty:
+            if self._dirty or (self.path / PURGE_JOURNAL).exists():
                 self._rebuild()
                 self._dirty = False
+        self._end_purge()
 
     @_engine_call
     def close(self) -> None:
@@ -664,6 +706,15 @@ def _copy_sparse(src: str, dst: str) -> str:
         fout.truncate(size)
     shutil.copystat(src, dst)
     return dst
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _rebuild_paths(shard_path: Path) -> tuple[Path, Path, Path]:

@@ -610,3 +610,150 @@ def test_killed_after_remember_returns_the_facts_appear_after_reopen(tmp_path: P
         assert [r.text for r in m.history(user_id="u", session_id="s")] == ["I love oolong tea"]
         m.flush()
         assert preferences(m, user_id="u") == ["User likes oolong tea"]
+
+
+# -- 13: a purge interrupted by a crash is completed when the store is opened again --------
+PURGE_CANARY = "PURGECANARYk4"
+
+
+def _fill_for_purge(m: Memory) -> None:
+    m.add_many([f"bob note {i} about the garden" for i in range(40)], user_id="bob")
+    m.add(f"{PURGE_CANARY} alice's locker code is 4711", user_id="alice")
+    m.remember(f"I love hiking {PURGE_CANARY}", user_id="alice", session_id="s1")
+    m.flush()
+
+
+def _check_scrubbed(root: Path) -> None:
+    """After an interrupted purge: bob intact, alice gone and in no file, through later writes
+    and another reopen."""
+    from prism_memory.stores.edge import PURGE_JOURNAL
+
+    with open_memory(root) as m:
+        assert m.count(user_id="bob") == 40
+        assert m.count(user_id="alice") == 0
+        assert files_containing(root, PURGE_CANARY) == []
+        assert not (root / PURGE_JOURNAL).exists()
+        m.add_many([f"bob later {i}" for i in range(5)], user_id="bob")
+        m.flush()
+    assert files_containing(root, PURGE_CANARY) == []
+    with open_memory(root) as m:
+        assert m.count(user_id="bob") == 45
+        assert m.delete_all(user_id="alice") == 0
+
+
+def test_purge_interrupted_by_an_error_is_completed_on_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prism_memory.stores.edge import EdgeStore
+
+    root = tmp_path / "s"
+    m = open_memory(root)
+    _fill_for_purge(m)
+    assert files_containing(root, PURGE_CANARY)
+
+    def fail(self: EdgeStore) -> None:
+        raise OSError("the process stopped here")
+
+    monkeypatch.setattr(EdgeStore, "_rebuild", fail)
+    with pytest.raises(OSError):
+        m.delete_all(user_id="alice")
+    m.close()
+    monkeypatch.undo()
+    with open_memory(root) as m:
+        assert m.count(user_id="bob") == 40 and m.count(user_id="alice") == 0
+        assert files_containing(root, PURGE_CANARY) == []
+
+
+_CHILD_PURGE = """
+import os, signal, sys
+from pathlib import Path
+from prism_memory import FakeEmbedder, Memory
+from prism_memory.config import PrismConfig, SafetyConfig
+from prism_memory.stores import edge
+
+root, point = Path(sys.argv[1]), sys.argv[2]
+
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+real_replace, real_new_shard = os.replace, edge.EdgeStore._new_shard
+
+def replace(src, dst):
+    name = Path(src).name
+    if point == "marker-written" and name == "shard":
+        die()  # the new shard is complete and marked, the old one not moved yet
+    if point == "old-moved" and name == "shard.rebuild":
+        die()  # the old shard moved away, the new one not moved in
+    real_replace(src, dst)
+    if point == "swapped" and name == "shard.rebuild":
+        die()  # swapped; the old shard not removed yet
+
+def new_shard(self, path):
+    shard = real_new_shard(self, path)
+    if point == "new-shard-empty" and Path(path).name == "shard.rebuild":
+        die()  # the new shard exists, nothing copied into it
+    return shard
+
+def at(name):
+    real = getattr(edge.EdgeStore, name, None)
+    if real is None:
+        return
+    def wrapper(self, *args, **kwargs):
+        if point == name:
+            die()
+        return real(self, *args, **kwargs)
+    setattr(edge.EdgeStore, name, wrapper)
+
+edge.os.replace = replace
+edge.EdgeStore._new_shard = new_shard
+for name in ("delete_by_filter", "_rebuild", "_end_purge"):
+    at(name)
+m = Memory(path=root, embedder=FakeEmbedder(dim=64),
+           config=PrismConfig(safety=SafetyConfig(screen="off")))
+m.add_many([f"bob note {i} about the garden" for i in range(40)], user_id="bob")
+m.add("CANARY alice's locker code is 4711", user_id="alice")
+m.remember("I love hiking CANARY", user_id="alice", session_id="s1")
+m.flush()
+print("filled", flush=True)
+m.delete_all(user_id="alice")
+print("purged", flush=True)
+""".replace("CANARY", PURGE_CANARY)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "point",
+    [
+        "delete_by_filter",  # journalled, nothing deleted yet
+        "_rebuild",  # deleted, the rebuild not started
+        "new-shard-empty",
+        "marker-written",
+        "old-moved",
+        "swapped",
+        "_end_purge",  # rebuilt, the journal not removed yet
+    ],
+)
+def test_purge_killed_at_any_point_is_completed_on_open(tmp_path: Path, point: str) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = tmp_path / "s"
+    child = subprocess.run(
+        [sys.executable, "-c", _CHILD_PURGE, str(root), point],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    assert child.stdout.splitlines() == ["filled"]
+    if point == "delete_by_filter":  # the delete never happened: nothing was acknowledged
+        with open_memory(root) as m:
+            assert m.count(user_id="bob") == 40
+            assert m.count(user_id="alice") == 3  # the note, the turn, the preference
+            m.delete_all(user_id="alice")
+            assert files_containing(root, PURGE_CANARY) == []
+        return
+    _check_scrubbed(root)
