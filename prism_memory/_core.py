@@ -163,6 +163,7 @@ class MemoryCore:
                 optimize_after=self.config.store.optimize_after,
                 hnsw_m=self.config.store.hnsw_m,
                 hnsw_ef_construct=self.config.store.hnsw_ef_construct,
+                min_free_mb=self.config.store.min_free_mb,
             )
         self._closed = False
         try:
