@@ -25,14 +25,39 @@ from langchain_core.messages import (
 
 from prism_memory.records import MemoryRecord
 
-__all__ = ["last_human_text", "message_text", "record_to_message", "to_turns", "turn_tail"]
+__all__ = [
+    "last_human_text",
+    "message_text",
+    "record_to_message",
+    "role_of",
+    "to_turns",
+    "turn_tail",
+]
 
+# every message class of langchain_core.messages by its ``type`` (chunks included): tool and
+# function output must never be read as the user's own words
 _ROLE_OF_TYPE = {
+    "human": "user",
+    "HumanMessageChunk": "user",
+    "user": "user",
+    "ai": "assistant",
+    "AIMessageChunk": "assistant",
+    "assistant": "assistant",
+    "system": "system",
+    "SystemMessageChunk": "system",
+    "developer": "system",
+    "tool": "tool",
+    "ToolMessageChunk": "tool",
+    "function": "tool",
+    "FunctionMessageChunk": "tool",
+}
+# a ChatMessage / ChatMessageChunk carries its role in ``.role``
+_CHAT_TYPES = ("chat", "ChatMessageChunk")
+_CHAT_ROLES = {
     "human": "user",
     "user": "user",
     "ai": "assistant",
     "assistant": "assistant",
-    "AIMessageChunk": "assistant",
     "system": "system",
     "developer": "system",
     "tool": "tool",
@@ -55,14 +80,32 @@ def message_text(message: Any) -> str:
     return "\n".join(p for p in parts if p).strip()
 
 
+def role_of(message: BaseMessage) -> str | None:
+    """The PRISM role of a LangChain message (``None`` for a type that carries no turn, such as
+    ``RemoveMessage``, or one this version does not know)."""
+    kind = getattr(message, "type", None)
+    if kind in _CHAT_TYPES:
+        role = str(getattr(message, "role", "")).strip()
+        return _CHAT_ROLES.get(role.lower(), role or None)
+    return _ROLE_OF_TYPE.get(kind) if isinstance(kind, str) else None
+
+
 def _role(message: BaseMessage) -> str:
-    if isinstance(message, ChatMessage):
-        return _ROLE_OF_TYPE.get(message.role, message.role)
-    return _ROLE_OF_TYPE.get(message.type, "user")
+    role = role_of(message)
+    if role is None:
+        raise ValueError(
+            f"cannot remember a {type(message).__name__} (type {message.type!r}): it is no "
+            "human, ai, system, tool, function or chat message; drop it before saving"
+        )
+    return role
 
 
 def to_turns(messages: Iterable[BaseMessage]) -> list[dict[str, str]]:
-    """LangChain messages as ``remember`` turns; messages without text are left out."""
+    """LangChain messages as ``remember`` turns; messages without text are left out.
+
+    The role comes from the message's class (``type``), chunks included: a
+    ``ToolMessageChunk`` is a tool turn, never the user's.
+    """
     turns: list[dict[str, str]] = []
     for message in messages:
         text = message_text(message)
@@ -98,7 +141,7 @@ def _iso(record: MemoryRecord) -> str:
 def last_human_text(messages: Sequence[BaseMessage]) -> str:
     """Text of the latest user message, or ``""`` when there is none."""
     for message in reversed(messages):
-        if _role(message) == "user":
+        if role_of(message) == "user":
             text = message_text(message)
             if text:
                 return text
@@ -108,6 +151,6 @@ def last_human_text(messages: Sequence[BaseMessage]) -> str:
 def turn_tail(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     """The latest exchange: the last user message and the messages after it."""
     for i in range(len(messages) - 1, -1, -1):
-        if _role(messages[i]) == "user":
+        if role_of(messages[i]) == "user":
             return list(messages[i:])
     return []

@@ -58,6 +58,7 @@ from langchain_prism._namespaces import (
 )
 from prism_memory.errors import QuarantinedError
 from prism_memory.records import MemoryRecord, Scope, Trust
+from prism_memory.safety import redact_value
 from prism_memory.stores.filters import Condition, RecordFilter, parse_filters
 
 from ._scope import check_memory
@@ -88,6 +89,8 @@ LAYOUT_USER_ID = "prism-store-layout"
 LEGACY_REGISTRY_USER_ID = "prism-store-namespaces"  # the first layout's registry scope
 _MAX_TEXT = 20_000
 _PAGE = 10_000
+# an item's address (namespace and key) is an identifier, like a scope id: never redacted
+_ADDRESS = ("ns", "namespace", "key")
 _ITEM, _NAMESPACE = "item", "namespace"
 _LAYOUT_NS = uuid.UUID("6a1c3e5f-0b7d-4f2a-9c8e-1d3b5a7c9e0f")
 
@@ -372,6 +375,8 @@ class PrismStore(BaseStore):
         self, namespace: tuple[str, ...], key: str, op: PutOp, old: MemoryRecord | None
     ) -> MemoryRecord:
         value = dict(op.value or {})
+        if self.memory.config.safety.redact_pii:  # before the text is built from it
+            value = redact_value(value)
         encoded = encode_value(value)  # refuses what would not come back as it went in
         if op.index is False:
             text, indexed = "", False
@@ -425,13 +430,17 @@ class PrismStore(BaseStore):
         dense.update((e.id, vec) for e in entries)
         if self.screen:  # items are screened, the registry never
             written: list[MemoryRecord] = self.memory._write_records(
-                items, dense=dense, screen=True
+                keep_metadata=_ADDRESS, records=items, dense=dense, screen=True
             )
             if entries:
-                self.memory._write_records(entries, dense=dense, screen=False)
+                self.memory._write_records(
+                    keep_metadata=_ADDRESS, records=entries, dense=dense, screen=False
+                )
         else:
             written = items
-            self.memory._write_records([*items, *entries], dense=dense, screen=False)
+            self.memory._write_records(
+                keep_metadata=_ADDRESS, records=[*items, *entries], dense=dense, screen=False
+            )
         known = [ns for ns in namespaces if ns in registered]
         ids = [registry_record_id(self.agent_id, ns, ns) for ns in known]
         present = {r.id for r in self.memory.store.get(ids, self._store_scope())} if ids else set()
@@ -442,7 +451,9 @@ class PrismStore(BaseStore):
             for e in self._registry_entries(ns, ns_seq[ns])
         ]
         if lost:
-            self.memory._write_records(lost, dense={e.id: vec for e in lost}, screen=False)
+            self.memory._write_records(
+                keep_metadata=_ADDRESS, records=lost, dense={e.id: vec for e in lost}, screen=False
+            )
         return written
 
     def _unregister_if_empty(self, namespace: tuple[str, ...], seq: int | None) -> None:
@@ -456,7 +467,12 @@ class PrismStore(BaseStore):
         if self.memory.store.count(scope) > 0:
             entries = self._registry_entries(namespace, seq if seq is not None else _next_seq())
             vec = self._fixed_vector()
-            self.memory._write_records(entries, dense={e.id: vec for e in entries}, screen=False)
+            self.memory._write_records(
+                keep_metadata=_ADDRESS,
+                records=entries,
+                dense={e.id: vec for e in entries},
+                screen=False,
+            )
 
     # -- namespaces ---------------------------------------------------------------------
     def _pages(self, scope: Scope, flt: RecordFilter | None) -> Iterator[MemoryRecord]:
@@ -597,7 +613,10 @@ class PrismStore(BaseStore):
                     record_id=marker_id,
                 )
                 self.memory._write_records(
-                    [marker], dense={marker_id: self._fixed_vector()}, screen=False
+                    keep_metadata=_ADDRESS,
+                    records=[marker],
+                    dense={marker_id: self._fixed_vector()},
+                    screen=False,
                 )
             self._layout_checked = True
 
@@ -656,7 +675,9 @@ class PrismStore(BaseStore):
             for e in self._registry_entries(ns, since[ns])
         ]
         dense.update((e.id, self._fixed_vector()) for e in entries)
-        self.memory._write_records([*moved, *entries], dense=dense, screen=False)
+        self.memory._write_records(
+            keep_metadata=_ADDRESS, records=[*moved, *entries], dense=dense, screen=False
+        )
         self.memory.store.delete([r.id for r in legacy], self._store_scope())
         log.info("PrismStore(agent_id=%r): %d items moved to layout %d", agent, len(moved), LAYOUT)
 

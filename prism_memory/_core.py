@@ -9,8 +9,9 @@ Design:
   ``_setup()`` for its own state; only this class has ``__init__``.
 - Every public method takes ``user_id`` / ``agent_id`` / ``session_id`` and validates them into
   a :class:`Scope` first; stores apply the scope as a filter themselves.
-- Writes go through ``_write_records``: safety screen, embed (dense + BM25, one batch), upsert,
-  notify listeners (the recall cache invalidates on any write in the scope).
+- Writes go through ``_write_records``: PII redaction (when on), safety screen, embed (dense +
+  BM25, one batch), upsert, notify listeners (the recall cache invalidates on any write in the
+  scope).
 - Check-and-write sequences take ``scope_lock(scope)`` so concurrent writers in one scope
   cannot both miss an existing record.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -60,6 +61,7 @@ __all__ = ["MemoryCore", "RecordPage"]
 log = logging.getLogger("prism_memory")
 
 
+_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool"})
 _CHAIN_PROBE = 4
 _MAX_CHAIN_ROUNDS = 16
 
@@ -171,10 +173,12 @@ class MemoryCore:
                 optimize_after=self.config.store.optimize_after,
                 hnsw_m=self.config.store.hnsw_m,
                 hnsw_ef_construct=self.config.store.hnsw_ef_construct,
+                min_free_mb=self.config.store.min_free_mb,
             )
         self._closed = False
         try:
             self._setup()
+            self._on_open()
         except BaseException:
             # release an engine we opened (the embedded lock); a store passed in stays the caller's
             self._closed = True
@@ -185,6 +189,9 @@ class MemoryCore:
     # -- extension points ---------------------------------------------------------------
     def _setup(self) -> None:
         """Subclasses (write / read APIs) initialise their state here; call ``super()._setup()``."""
+
+    def _on_open(self) -> None:
+        """Run once every part is set up: finish work an earlier process left undone."""
 
     def on_write(self, listener: Callable[[Scope | None], None]) -> None:
         """Register ``listener(scope)``, called after every write (``None`` = every scope)."""
@@ -226,26 +233,39 @@ class MemoryCore:
             flt.must_not.append(Condition("trust", "eq", Trust.QUARANTINED.value))
         return flt
 
-    def _screen(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
+    def _redact(self, records: Sequence[MemoryRecord], keep_metadata: Collection[str] = ()) -> None:
+        """With ``config.safety.redact_pii``: identifiers in every content field of the records
+        (text, fields, speaker, entity names, metadata values but ``keep_metadata``) become
+        placeholders, in place (:func:`~prism_memory.safety.redact_record`). Every write
+        passes here (:meth:`_write_records`); paths that derive something from a text before
+        writing (``remember``, ``add``) redact first."""
+        if not self.config.safety.redact_pii:
+            return
+        from .safety import redact_record
+
+        for record in records:
+            redact_record(record, keep_metadata=keep_metadata)
+
+    def _screen(
+        self, records: list[MemoryRecord], keep_metadata: Collection[str] = ()
+    ) -> list[MemoryRecord]:
         """Safety stage run on records from outside before anything is derived from them.
 
-        With ``config.safety.redact_pii`` identifiers in ``text`` and string ``fields`` become
-        placeholders (and a content-derived id is re-derived from the redacted text, so the id
-        is no hash of the identifier). The poisoning screen then reads every record by its
-        source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
+        With ``config.safety.redact_pii`` identifiers in every content field become
+        placeholders (:meth:`_redact`; a content-derived id is re-derived from the redacted
+        text, so the id is no hash of the identifier). The poisoning screen then reads every
+        record (its text,
+        and its speaker name when it has one) by its source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
         are marked ``trust=quarantined`` with a reason, kept for audit and review
         (``list(trust="quarantined")``, ``release``), never returned by default reads.
         Derived records (``source="derived"``) are not screened: their sources were.
         Quarantine only escalates; an already quarantined record stays quarantined.
         """
-        from .safety import redact_record
         from .safety.judge import is_borderline, judge_with_llm
         from .safety.poisoning import screen_batch
 
         cfg = self.config.safety
-        if cfg.redact_pii:
-            for record in records:
-                redact_record(record)
+        self._redact(records, keep_metadata)
         todo = [
             r
             for r in records
@@ -253,13 +273,27 @@ class MemoryCore:
         ]
         if not todo or cfg.screen == "off":
             return records
+        items = [(r.text, r.provenance.source.value) for r in todo]
+        # a speaker name is shown with the text: screened as the source's words too
+        named = [
+            i
+            for i, r in enumerate(todo)
+            if r.speaker and r.speaker.strip().casefold() not in _ROLE_NAMES
+        ]
+        items += [(str(todo[i].speaker), todo[i].provenance.source.value) for i in named]
         verdicts = screen_batch(
-            [(r.text, r.provenance.source.value) for r in todo],
+            items,
             mode=cfg.screen,
             user=cfg.quarantine_threshold_user,
             external=cfg.quarantine_threshold_external,
         )
-        for record, verdict in zip(todo, verdicts):
+        text_verdicts = verdicts[: len(todo)]
+        for i, speaker_verdict in zip(named, verdicts[len(todo) :]):
+            if speaker_verdict.quarantined and not text_verdicts[i].quarantined:
+                text_verdicts[i] = replace(
+                    speaker_verdict, reason=f"speaker name: {speaker_verdict.reason}"
+                )
+        for record, verdict in zip(todo, text_verdicts):
             if cfg.llm_judge and self.llm is not None and is_borderline(verdict):
                 source = record.provenance.source.value
                 judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
@@ -308,12 +342,15 @@ class MemoryCore:
         dense: Mapping[str, list[float]] | None = None,
         same_vector_as: Mapping[str, str] | None = None,
         screen: bool = True,
+        keep_metadata: Collection[str] = (),
     ) -> list[MemoryRecord]:
-        """Screen, embed and upsert records; notify listeners. Returns what was written.
+        """Redact, screen, embed and upsert records; notify listeners. Returns what was written.
 
         ``dense`` / ``same_vector_as``: see :meth:`embed_records` (vectors reused, not recomputed).
         ``screen=False``: the records are internal (registries, task state) or were screened
-        already (:meth:`_screen`), and go to the store as they are.
+        already (:meth:`_screen`), and are not screened again. PII redaction (when on) runs on
+        every record either way; ``keep_metadata`` names top-level metadata keys that are
+        addresses, not content (a LangGraph item's namespace and key), and are kept as given.
         """
         self._check_open()
         if not records:
@@ -321,7 +358,9 @@ class MemoryCore:
         for record in records:  # nothing is written unless every record can be stored as is
             check_record(record)
         if screen:
-            records = self._screen(records)
+            records = self._screen(records, keep_metadata)
+        else:
+            self._redact(records, keep_metadata)
         self.store.upsert(self.embed_records(records, dense=dense, same_vector_as=same_vector_as))
         for scope in {r.scope.key(): r.scope for r in records}.values():
             self._notify_write(scope)
@@ -461,11 +500,7 @@ class MemoryCore:
         its chain (:func:`~prism_memory.records.next_content_id`) instead; the chain is probed
         a few ids at a time, so an add finds the record of its text even past a deleted one.
         """
-        if self.config.safety.redact_pii:
-            from .safety import redact_record
-
-            for r in records:  # the id is derived from the redacted text: look that one up
-                redact_record(r)
+        self._redact(records)  # the id is derived from the redacted text: look that one up
         pending = list(records)
         for _ in range(_MAX_CHAIN_ROUNDS):
             chains = {r.id: _chain(r.id, _CHAIN_PROBE) for r in pending}
@@ -677,6 +712,10 @@ class MemoryCore:
         scope = self._scope(user_id, agent_id, session_id)
         if note is not None:
             check_text(note, "note")
+            if self.config.safety.redact_pii:
+                from .safety import redact
+
+                note = redact(note)
         with self.scope_lock(scope):
             record = self.get(record_id, **scope.as_dict())
             if record.provenance.trust != Trust.QUARANTINED:

@@ -6,7 +6,9 @@ Design:
 - ``delete_by_source`` follows derivations: records whose ``source_ids`` name a removed record
   go too, across the scope's sessions, until nothing new is found (bounded against cycles).
 - ``purge`` asks the engine to rewrite its files so deleted text leaves the disk; listeners are
-  notified so caches of the scope are dropped.
+  notified so caches of the scope are dropped. The embedded store journals a purge before its
+  deletes (``EdgeStore.begin_purge``), so one a crash interrupted is completed when the store
+  is opened again.
 """
 
 from __future__ import annotations
@@ -21,6 +23,12 @@ __all__ = ["DeleteAPI"]
 
 class DeleteAPI(MemoryCore):
     """Deletion methods of :class:`prism_memory.Memory`."""
+
+    def _begin_purge(self) -> None:
+        """Journal the purge before deleting, where the engine keeps a journal (embedded)."""
+        begin = getattr(self.store, "begin_purge", None)
+        if callable(begin):
+            begin()
 
     def delete(
         self,
@@ -51,6 +59,8 @@ class DeleteAPI(MemoryCore):
         """
         self._check_open()
         scope = self._scope(user_id, agent_id, session_id)
+        if purge:
+            self._begin_purge()
         with self.scope_lock(scope):
             n = self.store.delete_by_filter(scope)
         self._notify_write(scope)
@@ -91,6 +101,8 @@ class DeleteAPI(MemoryCore):
         kinds = {s.value for s in Source}
         wide = scope.widen(session=True)
         removed: set[str] = set()
+        if purge:
+            self._begin_purge()
         with self.scope_lock(scope):
             first = RecordFilter.any_of("source_ids", [key])
             seeds = [r.id for r in self.iter_records(scope, first)]

@@ -37,13 +37,13 @@ from .config import RetrievalConfig
 from .errors import ValidationError
 from .records import MemoryRecord, Scope, utcnow
 from .retrieval.access import AccessLog
-from .retrieval.cache import RecallCache
+from .retrieval.cache import RecallCache, scopes_overlap
 from .retrieval.construct import Scored, pack, prism_total, score_candidates, select
 from .retrieval.context import MemoryContext, RecallTrace
 from .retrieval.fusion import Candidate, fuse
 from .retrieval.intent import Intent, IntentRegistry, analyze_query
 from .retrieval.llm import choose_strategy, compress_with_llm, parse_intent_with_llm
-from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN
+from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .retrieval.routes import plan_routes
 from .retrieval.scoring import informativeness, updated_utility
 from .stores.base import RouteQuery
@@ -66,7 +66,8 @@ class ReadAPI(MemoryCore):
         self.intents = IntentRegistry()
         self.recall_cache = RecallCache(cfg.cache_size, cfg.cache_ttl_s)
         self._qvecs: OrderedDict[str, list[float]] = OrderedDict()
-        self._facets: dict[str, tuple[frozenset[str], dict[str, list[str]]]] = {}
+        # scope key -> (the scope, its entity keys and speakers)
+        self._facets: dict[str, tuple[Scope, tuple[frozenset[str], dict[str, list[str]]]]] = {}
         self._read_lock = threading.Lock()
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         self.on_write(self._invalidate_reads)
@@ -96,16 +97,15 @@ class ReadAPI(MemoryCore):
 
     # -- caches -------------------------------------------------------------------------
     def _invalidate_reads(self, scope: Scope | None) -> None:
+        """Drop what a write or delete in ``scope`` could have changed: every cached context
+        and facet whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`)."""
         self.recall_cache.invalidate(scope)
         with self._read_lock:
             if scope is None:
                 self._facets.clear()
             else:
-                owner = scope.widen(session=True).key()
-                self._facets.pop(owner, None)
-                if scope.user_id or scope.agent_id:  # a user/agent write touches its sessions
-                    for key in [k for k in self._facets if _same_owner(k, scope)]:
-                        self._facets.pop(key, None)
+                for key in [k for k, v in self._facets.items() if scopes_overlap(scope, v[0])]:
+                    del self._facets[key]
 
     def _query_vector(self, query: str) -> list[float]:
         with self._read_lock:
@@ -126,7 +126,7 @@ class ReadAPI(MemoryCore):
         with self._read_lock:
             hit = self._facets.get(key)
         if hit is not None:
-            return hit
+            return hit[1]
         flt = self.visible_filter()
         speakers: dict[str, list[str]] = {}
         for value, _ in self.store.facet("speaker", scope, flt, limit=_FACET_LIMIT):
@@ -147,7 +147,7 @@ class ReadAPI(MemoryCore):
         )
         result = (entities, speakers)
         with self._read_lock:
-            self._facets[key] = result
+            self._facets[key] = (scope, result)
         return result
 
     # -- intent -------------------------------------------------------------------------
@@ -356,9 +356,10 @@ class ReadAPI(MemoryCore):
         if out is None:
             trace.compression = f"extractive (llm {strategy} failed)"
             return text, tokens
-        new_text = f"{BLOCK_OPEN}\n{out}\n{BLOCK_CLOSE}"
+        shown = escape_lines(out)  # the model's answer is data like any other
+        new_text = f"{BLOCK_OPEN}\n{shown}\n{BLOCK_CLOSE}"
         new_tokens = count_tokens(new_text)
-        if new_tokens > budget or "</memories" in out.lower():
+        if new_tokens > budget or not shown:
             trace.compression = f"extractive (llm {strategy} output rejected)"
             return text, tokens
         trace.compression = f"llm:{strategy}"
@@ -498,12 +499,6 @@ class ReadAPI(MemoryCore):
     ) -> dict[str, float]:
         """Async :meth:`feedback`."""
         return await asyncio.to_thread(self.feedback, record_ids, success, **kwargs)
-
-
-def _same_owner(key: str, scope: Scope) -> bool:
-    return f"user_id={scope.user_id or ''}" in key.split("|") and (
-        f"agent_id={scope.agent_id or ''}" in key.split("|")
-    )
 
 
 def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:

@@ -28,9 +28,11 @@ from .records import (
 
 __all__ = [
     "MAX_JSON_DEPTH",
+    "MAX_SPEAKER_CHARS",
     "MAX_TEXT_CHARS",
     "check_json_dict",
     "check_record",
+    "check_speaker",
     "check_string",
     "check_text",
     "check_utc",
@@ -40,6 +42,8 @@ __all__ = [
 ]
 
 MAX_TEXT_CHARS = 100_000
+#: A speaker (a message's ``name``) is a name: at most this many characters, on one line.
+MAX_SPEAKER_CHARS = 128
 #: Containers (dicts, lists) nested in ``metadata`` / ``fields``, counting the dict itself. The
 #: engine stops decoding a payload nested about 128 levels deep: a deeper record would be
 #: stored and then be unreadable, taking every page of results it falls in with it.
@@ -141,11 +145,41 @@ def check_json_dict(value: Any, what: str = "metadata") -> dict[str, Any]:
     return value
 
 
+def check_speaker(value: Any, what: str = "speaker") -> str:
+    """A speaker name (a message's ``name``) as given, or ``ValidationError``.
+
+    Refused rather than cleaned, so what is stored is what the caller sent: a name with no
+    visible character, longer than :data:`MAX_SPEAKER_CHARS`, or holding a line break, a tab
+    or another control or invisible format character (zero-width, bidi override). A name is
+    shown in every recalled context; one that spans lines could write outside the memories
+    block.
+    """
+    if not isinstance(value, str):
+        raise ValidationError(f"{what} must be a string, got {type(value).__name__}")
+    check_string(value, what)
+    if not has_visible_text(value):
+        raise ValidationError(f"{what} {value[:40]!r} has no visible character; pass a name")
+    if len(value) > MAX_SPEAKER_CHARS:
+        raise ValidationError(
+            f"{what} has {len(value)} characters; a speaker is a name of at most "
+            f"{MAX_SPEAKER_CHARS}: put longer text in the message content"
+        )
+    for i, ch in enumerate(value):
+        if (ch.isspace() and ch != " ") or unicodedata.category(ch) in ("Cc", "Cf"):
+            raise ValidationError(
+                f"{what} holds {ch!r} at position {i}; a speaker is a name on one line, with "
+                "no line breaks, tabs, control or invisible characters: pass e.g. 'Alice'"
+            )
+    return value
+
+
 def check_record(record: MemoryRecord, what: str = "the memory") -> MemoryRecord:
     """Check every value of a record as :func:`check_json_dict` checks metadata (the last
     guard before a write: imported lines and records built inside PRISM pass it too)."""
     for name, value in record.model_dump(by_alias=True).items():
         _walk(value, f"{what}'s {name}")
+    if record.speaker is not None:
+        check_speaker(record.speaker, f"{what}'s speaker")
     return record
 
 
@@ -216,6 +250,8 @@ def new_record(
         check_json_dict(metadata, "metadata")
     if fields is not None:
         check_json_dict(fields, "fields")
+    if speaker is not None:
+        check_speaker(speaker)
     if event_time is not None:
         if not isinstance(event_time, datetime):
             raise ValidationError(f"event_time must be a datetime, got {type(event_time).__name__}")

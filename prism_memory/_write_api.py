@@ -7,6 +7,10 @@ Design:
   layer (a payload update: each turn is embedded exactly once).
 - LLM extraction and consolidation are "heavy steps": with ``Memory(background=True)`` they run
   on a worker thread and ``remember`` returns once the turns are durable; ``flush()`` waits.
+- A user turn waiting for LLM extraction is written with ``extraction="pending"`` (in the
+  same upsert as the turn), cleared once its facts are written. A process that dies first
+  leaves the mark: opening the embedded store resumes those turns (with the LLM when one is
+  set, else the rules), so no remembered turn is left unextracted.
 - Same input, same records: ids are derived from content, scope and position (never from the
   clock or a random source), and a background consolidation is given the turns it covers when
   it is scheduled (claimed until it has run), so the worker's timing changes nothing stored.
@@ -16,9 +20,11 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -43,6 +49,7 @@ from .layers.semantic import SemanticWriter
 from .layers.working import TaskState
 from .lifecycle.worker import BackgroundWorker
 from .records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
+from .stores import EdgeStore, RecordFilter
 from .tokens import count_tokens
 
 __all__ = ["DEFAULT_SESSION", "WriteAPI"]
@@ -124,6 +131,13 @@ class WriteAPI(DeleteAPI):
         subgoal = _opt_id(subgoal_id, "subgoal_id")
         when = parse_time(event_time, "event_time")
         turns = parse_messages(messages)
+        if self.config.safety.redact_pii:  # before anything (entities, speaker) is derived
+            from .safety import redact
+
+            turns = [
+                replace(t, text=redact(t.text), name=None if t.name is None else redact(t.name))
+                for t in turns
+            ]
         result = RememberResult()
         with self.scope_lock(scope):
             state = self._buffers.session(self.store, scope)
@@ -161,6 +175,10 @@ class WriteAPI(DeleteAPI):
                 # turn yields no fact and supersedes nothing
                 self._screen(records)
                 clean = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
+                if self._llm_extraction:  # durable: a process killed before the pass resumes it
+                    for r in clean:
+                        if r.metadata.get("role") == "user":
+                            r.extraction = "pending"
                 semantic, shared = (
                     ([], {})
                     if self._llm_extraction
@@ -222,6 +240,41 @@ class WriteAPI(DeleteAPI):
             speaker=turn.name or turn.role,
             record_id=record_id,
         )
+
+    def _on_open(self) -> None:
+        super()._on_open()
+        if isinstance(self.store, EdgeStore):  # one process per path: nobody else is on them
+            self.resume_extraction()
+
+    def resume_extraction(self) -> int:
+        """Extract the facts of user turns whose extraction never ran (the process died after
+        ``remember`` returned and before the LLM pass); returns how many turns were found.
+
+        Runs when the embedded store is opened; on a Qdrant server shared by several
+        processes call it from one of them. With an LLM the pass runs as ``remember`` would
+        (on the worker with ``background=True``), without one the rules extract them.
+        """
+        self._check_open()
+        flt = RecordFilter.eq("extraction", "pending")
+        groups: dict[str, tuple[Scope, list[MemoryRecord]]] = {}
+        cursor: str | None = None
+        while True:
+            found, cursor = self.store.scroll_all(flt, limit=256, cursor=cursor)
+            for r in found:
+                wide = r.scope.widen(session=True)
+                groups.setdefault(wide.key(), (wide, []))[1].append(r)
+            if cursor is None:
+                break
+        for wide, turns in groups.values():
+            if self._worker is not None:
+                self._worker.submit(functools.partial(self._semantic.resume, turns, wide))
+            else:
+                self._semantic.resume(turns, wide)
+        if groups:
+            log.info(
+                "resumed extraction of %d remembered turns", sum(len(t) for _, t in groups.values())
+            )
+        return sum(len(t) for _, t in groups.values())
 
     def _evict(self, scope: Scope, *, force: bool) -> RememberResult:
         """Move overflowing (or, with ``force``, all) buffered turns to the episodic layer."""

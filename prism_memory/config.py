@@ -46,6 +46,15 @@ class StoreConfig(_Section):
     hnsw_m: int = Field(default=16, ge=4, description="HNSW graph degree.")
     hnsw_ef_construct: int = Field(default=100, ge=8, description="HNSW build-time beam width.")
     timeout_s: float = Field(default=10.0, gt=0, description="Qdrant server request timeout.")
+    min_free_mb: int = Field(
+        default=256,
+        ge=0,
+        description="Embedded store: free disk space (MB) kept as a margin. A write needs this "
+        "much plus about three times its own size free, a new store this plus 132 MB, opening "
+        "a store or deleting 64 MB (or this, when lower), a purge this plus the store's size; "
+        "otherwise StoreError says what is missing (the engine would die with SIGBUS on a full "
+        "disk). 0 turns the checks off.",
+    )
 
 
 class BufferConfig(_Section):

@@ -346,6 +346,12 @@ class MemoryRecord(BaseModel):
         default=None,
         description="When consolidation summarised this episodic turn (a second run skips it).",
     )
+    extraction: str | None = Field(
+        default=None,
+        description="'pending' on a user turn whose LLM extraction has not run yet: set when "
+        "the turn is written, cleared (None) once its facts are written; a Memory opened "
+        "later resumes the pending ones.",
+    )
 
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     utility: float = Field(default=0.5, ge=0.0, le=1.0)

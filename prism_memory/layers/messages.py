@@ -3,8 +3,8 @@
 Accepted shapes (no adapter import needed):
 - a ``str`` (one user turn);
 - a list of dicts ``{"role", "content"[, "name", "timestamp", "id"]}``;
-- objects with ``.type`` / ``.content`` [/ ``.id`` / ``.name``] (LangChain messages), or a
-  single such object or dict.
+- objects with ``.type`` / ``.content`` [/ ``.id`` / ``.name``] (LangChain messages, chunks
+  included: a ``ToolMessageChunk`` is a tool turn), or a single such object or dict.
 Content may be a list of content blocks (LangChain multimodal); text blocks are joined.
 Everything is validated before anything is written: a bad message raises ``ValidationError``
 naming its index, and nothing is stored.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .._validation import MAX_TEXT_CHARS, check_string, has_visible_text
+from .._validation import MAX_TEXT_CHARS, check_speaker, check_string, has_visible_text
 from ..errors import ValidationError
 
 __all__ = ["ROLES", "Turn", "parse_messages", "parse_time"]
@@ -34,7 +34,14 @@ _ROLE_ALIASES = {
     "developer": "system",
     "tool": "tool",
     "function": "tool",
+    # LangChain message chunks carry their class name as ``type``
+    "humanmessagechunk": "user",
+    "aimessagechunk": "assistant",
+    "systemmessagechunk": "system",
+    "toolmessagechunk": "tool",
+    "functionmessagechunk": "tool",
 }
+_CHAT_TYPES = (None, "chat", "ChatMessageChunk")  # the role is in ``.role``
 MAX_MESSAGES = 10_000
 
 
@@ -140,6 +147,12 @@ def _opt_str(value: Any, what: str, where: str) -> str | None:
     raise ValidationError(f"{where}: {what} must be a non-empty string, got {value!r}")
 
 
+def _name(value: Any, where: str) -> str | None:
+    """A message's ``name`` (stored as the turn's speaker): a one-line name, or refused."""
+    name = _opt_str(value, "name", where)
+    return None if name is None else check_speaker(name, f"{where}: name")
+
+
 def _one(item: Any, where: str) -> Turn:
     if isinstance(item, Mapping):
         unknown = set(item) - {"role", "content", "name", "timestamp", "id", "type", "text"}
@@ -155,19 +168,19 @@ def _one(item: Any, where: str) -> Turn:
         return Turn(
             text=_content_text(content, where),
             role=_role(raw_role, where),
-            name=_opt_str(item.get("name"), "name", where),
+            name=_name(item.get("name"), where),
             timestamp=parse_time(item.get("timestamp"), f"{where}: timestamp"),
             id=_opt_str(item.get("id"), "id", where),
         )
     if hasattr(item, "content") and (hasattr(item, "type") or hasattr(item, "role")):
         raw_role = getattr(item, "type", None)
-        if raw_role in (None, "chat"):
+        if raw_role in _CHAT_TYPES:
             raw_role = getattr(item, "role", "user")
         meta = getattr(item, "additional_kwargs", None) or {}
         return Turn(
             text=_content_text(item.content, where),
             role=_role(raw_role, where),
-            name=_opt_str(getattr(item, "name", None), "name", where),
+            name=_name(getattr(item, "name", None), where),
             timestamp=parse_time(meta.get("timestamp"), f"{where}: timestamp")
             if isinstance(meta, Mapping)
             else None,

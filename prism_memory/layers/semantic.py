@@ -79,6 +79,17 @@ def _field_entities(spec: SchemaSpec, fields: dict[str, Any]) -> list[Entity]:
     return out
 
 
+def _redact_candidates(candidates: Sequence[Candidate]) -> None:
+    """Identifiers out of candidates (an LLM's answer may hold some) before the entity key,
+    the record id and the text are derived from their fields."""
+    from ..safety import redact, redact_value
+
+    for c in candidates:
+        c.fields = redact_value(c.fields)
+        c.entities = [Entity(type=e.type, name=redact(e.name)) for e in c.entities]
+        c.evidence = redact(c.evidence)
+
+
 class SemanticWriter:
     """Turns candidates into records for a :class:`~prism_memory.Memory`.
 
@@ -145,6 +156,8 @@ class SemanticWriter:
         """
         pending: dict[str, MemoryRecord] = {}
         keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
+        if self.m.config.safety.redact_pii:
+            _redact_candidates(candidates)
         for cand in candidates:
             try:
                 spec = self.m.schemas.get(cand.schema)
@@ -297,9 +310,30 @@ class SemanticWriter:
             with self.m.scope_lock(scope):
                 records = self.reconcile(candidates, scope, result)
                 self.m._write_records(records, screen=False)  # derived from screened turns
+                self._done(turns, scope)
         except Exception as exc:  # the agent's turn must never fail because of extraction
             log.warning("LLM extraction pass failed: %s", exc)
             self.m.background_errors.append(f"llm extraction: {exc}")
+        return result
+
+    def _done(self, turns: Sequence[MemoryRecord], scope: Scope) -> None:
+        """Clear the turns' ``extraction="pending"`` mark: their facts are written."""
+        pending = [t.id for t in turns if t.extraction == "pending"]
+        if pending:
+            self.m.store.set_payload(pending, scope, {"extraction": None})
+            for t in turns:
+                t.extraction = None
+
+    def resume(self, turns: Sequence[MemoryRecord], scope: Scope) -> RememberResult:
+        """Extract turns a dead process left ``extraction="pending"``: with the LLM when the
+        memory has one (:meth:`llm_pass`), else with the rules."""
+        if self.m._llm_extraction:
+            return self.llm_pass(turns, scope)
+        result = RememberResult()
+        with self.m.scope_lock(scope):
+            records = self.reconcile(self.rule_candidates(turns), scope, result)
+            self.m._write_records(records, screen=False)
+            self._done(turns, scope)
         return result
 
     # -- working memory -------------------------------------------------------------------

@@ -3,10 +3,14 @@
 Design:
 - A hit returns the same ``MemoryContext`` object the first call built (callers must treat
   it as read-only) and marks ``trace.cached``.
-- Invalidation is by scope: a write in ``(user=alice, session=s1)`` drops every entry whose
-  user/agent matches (recall reads across the sessions of a user), and a write with no scope
-  (admin) drops everything. Stale data is never served; the TTL bounds staleness from writes
-  made by another process sharing a server.
+- Invalidation is by scope overlap: a write or delete in scope ``W`` drops every entry whose
+  read scope could hold a record ``W`` covers, i.e. no scope field is set in both to different
+  values (:func:`scopes_overlap`). An entry reads its user's/agent's records across sessions,
+  so its session does not narrow it unless it has neither user nor agent. So
+  ``delete_all(user_id="bob")`` drops ``recall(agent_id="nurse-bot")`` (bob's records may be
+  the nurse-bot's) and ``delete_all(session_id="s1")`` drops every user's and agent's entries;
+  a write with no scope (admin) drops everything. Stale data is never served; the TTL bounds
+  staleness from writes made by another process sharing a server.
 - Thread-safe; a ``time_fn`` can be injected for tests.
 """
 
@@ -20,7 +24,7 @@ from typing import Any
 
 from ..records import Scope
 
-__all__ = ["RecallCache"]
+__all__ = ["RecallCache", "scopes_overlap"]
 
 Key = tuple[str, str, str, str, int, str]
 
@@ -29,12 +33,31 @@ def _owner(scope: Scope) -> tuple[str, str, str]:
     return (scope.user_id or "", scope.agent_id or "", scope.session_id or "")
 
 
-def _affects(write: tuple[str, str, str], entry: tuple[str, str, str]) -> bool:
-    wu, wa, ws = write
-    eu, ea, es = entry
-    if wu or wa:  # user/agent scoped write: every entry of that user/agent (any session)
-        return (not wu or wu == eu) and (not wa or wa == ea)
-    return ws == es  # session-only scope
+def _read_scope(entry: tuple[str, str, str]) -> tuple[str, str, str]:
+    """What a recall in ``entry`` reads: its user/agent across sessions (the session's buffer
+    is part of that), or one session when it has neither (``Scope.widen(session=True)``)."""
+    u, a, _ = entry
+    return (u, a, "") if u or a else entry
+
+
+def _overlap(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:
+    return all(not x or not y or x == y for x, y in zip(a, b))
+
+
+def scopes_overlap(write: Scope, read: Scope) -> bool:
+    """Whether a record written or deleted in ``write`` can be one that a read in ``read``
+    returns: no scope field is set in both to different values (an unset field matches any).
+
+    A delete in ``write`` removes records whose unset fields hold anything, so this is exact
+    for deletes and errs on the side of dropping for writes. ``read`` is taken as it is:
+    widen it first when the read spans sessions.
+
+    >>> scopes_overlap(Scope(user_id="bob"), Scope(agent_id="nurse-bot"))
+    True
+    >>> scopes_overlap(Scope(user_id="bob"), Scope(user_id="alice", agent_id="nurse-bot"))
+    False
+    """
+    return _overlap(_owner(write), _owner(read))
 
 
 class RecallCache:
@@ -44,6 +67,9 @@ class RecallCache:
         >>> c = RecallCache(max_size=2, ttl_s=60)
         >>> s = Scope(user_id="alice")
         >>> c.put(s, "intent", "q", 100, "cfg", "ctx")
+        >>> c.get(s, "intent", "q", 100, "cfg")
+        'ctx'
+        >>> c.invalidate(Scope(user_id="bob"))  # bob's records are never alice's
         >>> c.get(s, "intent", "q", 100, "cfg")
         'ctx'
         >>> c.invalidate(Scope(user_id="alice", session_id="s1"))
@@ -101,7 +127,7 @@ class RecallCache:
                 self._data.clear()
                 return
             w = _owner(scope)
-            for key in [k for k in self._data if _affects(w, k[:3])]:
+            for key in [k for k in self._data if _overlap(w, _read_scope(k[:3]))]:
                 del self._data[key]
 
     def __len__(self) -> int:

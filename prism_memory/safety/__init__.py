@@ -12,10 +12,11 @@ Design:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ..config import SafetyConfig
-from ..records import MemoryRecord, Trust, make_record_id
+from ..records import Entity, MemoryRecord, Trust, make_record_id
 from .pii import PII_KINDS, PiiMatch, find_pii, luhn_valid, redact, redact_with_presidio
 from .poisoning import (
     EXTERNAL_SOURCES,
@@ -42,6 +43,7 @@ __all__ = [
     "precise_screen",
     "redact",
     "redact_record",
+    "redact_value",
     "redact_with_presidio",
     "screen",
     "screen_batch",
@@ -50,31 +52,56 @@ __all__ = [
 ]
 
 
-def _redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:
+    """``value`` with every string in it (nested lists and dict values) redacted; dict keys
+    and other types are kept.
+
+    >>> redact_value({"card": "4111 1111 1111 1111", "n": 3, "to": ["ana@example.org"]})
+    {'card': '[CARD]', 'n': 3, 'to': ['[EMAIL]']}
+    """
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
-        return [_redact_value(v) for v in value]
+        return [redact_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _redact_value(v) for k, v in value.items()}
+        return {k: redact_value(v) for k, v in value.items()}
     return value
 
 
-def redact_record(record: MemoryRecord) -> bool:
-    """Redact ``text`` and string ``fields`` in place; returns whether anything changed.
+def redact_record(record: MemoryRecord, *, keep_metadata: Collection[str] = ()) -> bool:
+    """Redact, in place, everything of a record that holds content: ``text``, ``fields``,
+    ``speaker``, entity names and ``metadata`` values (except the top-level keys in
+    ``keep_metadata``: addresses such as a LangGraph item's namespace and key, which are
+    identifiers like scope ids). Returns whether anything changed.
 
     A content-derived id is re-derived from the redacted text, so no id is a hash of an
-    identifier (entity-keyed ids are left alone).
+    identifier (entity-keyed ids are left alone). Ids (scope ids, record, message and task
+    ids, ``source_ids``) are identifiers the application chooses and are not redacted.
     """
     new_text = redact(record.text)
-    new_fields = _redact_value(record.fields)
-    changed = new_text != record.text or new_fields != record.fields
+    new_fields = redact_value(record.fields)
+    new_speaker = None if record.speaker is None else redact(record.speaker)
+    new_metadata = {
+        k: v if k in keep_metadata else redact_value(v) for k, v in record.metadata.items()
+    }
+    names = [redact(e.name) for e in record.entities]
+    changed = (
+        new_text != record.text
+        or new_fields != record.fields
+        or new_speaker != record.speaker
+        or new_metadata != record.metadata
+        or names != [e.name for e in record.entities]
+    )
     if not changed:
         return False
     if record.id == make_record_id(record.scope, record.layer, record.text):
         record.id = make_record_id(record.scope, record.layer, new_text)
     record.text = new_text
     record.fields = new_fields
+    record.speaker = new_speaker
+    record.metadata = new_metadata
+    entities = [Entity(type=e.type, name=n) for e, n in zip(record.entities, names)]
+    record.entities = list({e.key: e for e in entities}.values())
     return True
 
 

@@ -56,6 +56,7 @@ KEYWORD_INDEXES: tuple[str, ...] = (
     "speaker",
     "entity_keys",
     "source_ids",
+    "extraction",  # "pending": a user turn whose LLM extraction has not run yet
 )
 FLOAT_INDEXES: tuple[str, ...] = ("ts", "utility", "importance")
 DATETIME_INDEXES: tuple[str, ...] = ("event_time", "created_at")

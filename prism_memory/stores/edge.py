@@ -8,6 +8,10 @@ Design:
 - Optimisation policy: after ``optimize_after`` writes since the last run, ``optimize()`` runs on
   a background thread so searches stay on HNSW without blocking the caller.
 - All calls are serialised by one lock except searches, which the engine runs concurrently.
+- Disk space is checked before the engine is asked to allocate any (``min_free_mb``, see
+  :meth:`EdgeStore._need_space`): the engine maps its files into memory, and a page it cannot
+  allocate on a full disk kills the process with SIGBUS; a refused call raises
+  :class:`StoreError` with the figures instead and writes nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +52,15 @@ _TEMPLATES: dict[tuple[Any, ...], Path] = {}
 
 log = logging.getLogger("prism_memory")
 _META = "prism-store.json"
+_MB = 1 << 20
+#: measured: a new, empty store fills 131 MB of a tmpfs (its sparse files get their pages
+#: filled); a disk that keeps holes allocates less, but the files grow into that size
+_NEW_STORE_MB = 132
+#: opening replays the WAL and preallocates a 32 MB WAL segment (measured: 32 MB on tmpfs)
+_OPEN_MB = 64
+#: written (durably) before the deletes of a purging delete, removed once the shard is rebuilt:
+#: a store opened with it still there rebuilds its shard first (the purge is completed)
+PURGE_JOURNAL = "purge-pending"
 
 
 def _q() -> Any:
@@ -159,8 +172,10 @@ class EdgeStore(StoreBase):
         optimize_after: int = 2000,
         hnsw_m: int = 16,
         hnsw_ef_construct: int = 100,
+        min_free_mb: int = 256,
     ) -> None:
         self.path = Path(path)
+        self._min_free_mb = min_free_mb
         self._dim = dim
         self._optimize_after = optimize_after
         self._lock = threading.RLock()
@@ -211,6 +226,10 @@ class EdgeStore(StoreBase):
         self._dirty = True  # unknown history: the first purge after opening rebuilds
         recover_rebuild(shard_path)
         has_shard = (shard_path / "wal").exists() or (shard_path / "segments").exists()
+        if has_shard:
+            self._need_space(min(_OPEN_MB, self._min_free_mb), "opening the memory store")
+        else:
+            self._need_space(self._min_free_mb + _NEW_STORE_MB, "creating a new memory store")
         if meta_path.exists() and not has_shard:
             # the marker is written only after the shard is complete: its shard was removed
             raise StoreError(
@@ -237,6 +256,9 @@ class EdgeStore(StoreBase):
                     "several processes can share one memory"
                 ) from exc
             raise StoreError(f"could not open the memory store at {self.path}: {msg}") from exc
+        self._add_missing_indexes()
+        if (self.path / PURGE_JOURNAL).exists():
+            self._complete_purge()
         if not meta_path.exists():
             tmp = meta_path.with_suffix(".tmp")
             tmp.write_text(json.dumps({"dim": dim, "embedder": embedder_name, "format": 1}))
@@ -248,7 +270,13 @@ class EdgeStore(StoreBase):
         return self._dim
 
     def _template_key(self) -> tuple[Any, ...]:
-        return (self._dim, self._hnsw, KEYWORD_INDEXES, FLOAT_INDEXES, DATETIME_INDEXES)
+        return (
+            self._dim,
+            self._hnsw,
+            KEYWORD_INDEXES,
+            FLOAT_INDEXES,
+            DATETIME_INDEXES,
+        )
 
     def _new_shard(self, shard_path: Path) -> Any:
         """A new, empty shard with every payload index, copied from a per-process template.
@@ -264,6 +292,9 @@ class EdgeStore(StoreBase):
         with _TEMPLATE_LOCK:
             template = _TEMPLATES.get(key)
             if template is None or not (template / "segments").exists():
+                self._need_space(
+                    _NEW_STORE_MB, "building the empty-store template", Path(tempfile.gettempdir())
+                )
                 root = Path(tempfile.mkdtemp(prefix="prism-edge-template-"))
                 atexit.register(shutil.rmtree, root, True)
                 template = root / "shard"
@@ -300,6 +331,40 @@ class EdgeStore(StoreBase):
         with self._lock:
             for op in ops:
                 target.update(op)
+
+    def _need_space(self, mb: float, what: str, where: Path | None = None) -> None:
+        """Raise :class:`StoreError` unless ``mb`` MB are free on the filesystem of the store
+        (checks are off with ``min_free_mb=0``)."""
+        if self._min_free_mb <= 0:
+            return
+        target = where or self.path
+        try:
+            free = shutil.disk_usage(target).free
+        except OSError:  # cannot tell: let the engine try
+            return
+        if free >= mb * _MB:
+            return
+        raise StoreError(
+            f"{what} needs {mb:.1f} MB free on the filesystem of {target}, which has "
+            f"{free / _MB:.1f} MB free; nothing was written. Free disk space or move the store "
+            "to a larger filesystem. The embedded engine maps its files into memory and would "
+            "crash (SIGBUS) on a full disk, so PRISM keeps a margin of "
+            f"PrismConfig.store.min_free_mb = {self._min_free_mb} MB (a write needs the margin "
+            "plus about three times its size)"
+        )
+
+    def _add_missing_indexes(self) -> None:
+        """Keyword indexes added by a later version (``extraction``): a store written before
+        has not got them; each is created once (a durable update of a fraction of a second)."""
+        q = _q()
+        have = set(self._shard.info().payload_schema)
+        for name in KEYWORD_INDEXES:
+            if name not in have:
+                op = q.UpdateOperation.create_field_index(
+                    name, q.KeywordIndexParams(is_tenant=name == "user_id")
+                )
+                with self._lock:
+                    self._shard.update(op)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -342,6 +407,41 @@ class EdgeStore(StoreBase):
         with self._lock:
             self._shard.flush()
 
+    def begin_purge(self) -> None:
+        """Journal a purge before its deletes: a process killed before :meth:`purge` finished
+        leaves the journal, and the next open rebuilds the shard (the deletes themselves are
+        in the WAL already, or never happened). Durable: the file and its directory are
+        fsynced."""
+        self._check_open()
+        journal = self.path / PURGE_JOURNAL
+        if journal.exists():
+            return
+        tmp = journal.with_name(journal.name + ".tmp")
+        with open(tmp, "w") as fh:
+            fh.write("a purge started and has not finished; the next open completes it\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, journal)
+        _fsync_dir(self.path)
+
+    def _end_purge(self) -> None:
+        journal = self.path / PURGE_JOURNAL
+        if journal.exists():
+            journal.unlink()
+            _fsync_dir(self.path)
+
+    def _complete_purge(self) -> None:
+        """On open: a purge was journalled and never finished; rebuild the shard now."""
+        log.info("completing an interrupted purge of the store at %s", self.path)
+        try:
+            with self._lock:
+                self._rebuild()
+                self._dirty = False
+        except Exception as exc:  # the store stays usable; the next purge or open retries
+            log.warning("could not complete the interrupted purge at %s: %s", self.path, exc)
+            return
+        self._end_purge()
+
     @_engine_call
     def purge(self) -> None:
         """Make deletes physical: no byte of a deleted record stays in any file of the store.
@@ -350,14 +450,16 @@ class EdgeStore(StoreBase):
         rotated or vacuumed, so after deletes the shard is rebuilt: live points are copied into a
         fresh shard (new WAL, new segments) that replaces the old one, whose files are removed.
         Cost is linear in the store size; without deletes since the last purge it only flushes.
+        A purge journalled by :meth:`begin_purge` is finished here and its journal removed.
         """
         self._check_open()
         self._wait_optimizer()
         with self._lock:
             self._shard.flush()
-            if self._dirty:
+            if self._dirty or (self.path / PURGE_JOURNAL).exists():
                 self._rebuild()
                 self._dirty = False
+        self._end_purge()
 
     @_engine_call
     def close(self) -> None:
@@ -393,6 +495,7 @@ class EdgeStore(StoreBase):
         self._check_open()
         q = _q()
         batch = []
+        size = 0
         for p in points:
             if len(p.dense) != self._dim:
                 raise EmbeddingDimensionError(
@@ -404,7 +507,11 @@ class EdgeStore(StoreBase):
                 vector[BM25_VECTOR] = q.SparseVector(
                     indices=p.sparse.indices, values=p.sparse.values
                 )
-            batch.append(q.Point(id=p.record.id, vector=vector, payload=p.record.to_payload()))
+            payload = p.record.to_payload()
+            size += len(json.dumps(payload)) + 4 * len(p.dense) + 8 * len(p.sparse.indices)
+            batch.append(q.Point(id=p.record.id, vector=vector, payload=payload))
+        # the WAL, the payload/vector storage and the indexes each take about its size
+        self._need_space(self._min_free_mb + 3 * size / _MB, f"writing {len(batch)} memories")
         with self._lock:
             self._shard.update(q.UpdateOperation.upsert_points(batch))
             self._after_write(len(batch))
@@ -417,6 +524,8 @@ class EdgeStore(StoreBase):
         self._check_open()
         q = _q()
         flt = _filter(scope, RecordFilter.any_of("id", valid))
+        size = 3 * len(valid) * len(json.dumps(payload, default=str))
+        self._need_space(self._min_free_mb + size / _MB, "updating memories")
         with self._lock:
             self._shard.update(q.UpdateOperation.set_payload_by_filter(flt, payload))
 
@@ -431,6 +540,7 @@ class EdgeStore(StoreBase):
         self._check_open()
         q = _q()
         f = _filter(scope, flt)
+        self._need_space(min(_OPEN_MB, self._min_free_mb), "deleting memories")
         with self._lock:
             n = self._shard.count(q.CountRequest(exact=True, filter=f))
             if n:
@@ -449,6 +559,12 @@ class EdgeStore(StoreBase):
         q = _q()
         shard_path = self.path / "shard"
         new_path, done, old_path = _rebuild_paths(shard_path)
+        used = sum(p.stat().st_blocks * 512 for p in shard_path.rglob("*") if p.is_file())
+        self._need_space(
+            self._min_free_mb + _NEW_STORE_MB + used / _MB,
+            "purging deleted memories from disk (a rebuild of the store, which is journalled "
+            "and retried by the next purge or open)",
+        )
         for leftover in (new_path, old_path):
             shutil.rmtree(leftover, ignore_errors=True)
         done.unlink(missing_ok=True)
@@ -644,6 +760,15 @@ def _copy_sparse(src: str, dst: str) -> str:
         fout.truncate(size)
     shutil.copystat(src, dst)
     return dst
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _rebuild_paths(shard_path: Path) -> tuple[Path, Path, Path]:
