@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import select
 import signal
 import subprocess
 import sys
@@ -98,8 +97,6 @@ def crash_child(path: str, start: int, size: int) -> None:
     """
     m = _memory(path, optimize_after=300)
     out = sys.stdout
-    out.write(json.dumps({"op": "ready"}) + "\n")  # opened: any interrupted purge is complete
-    out.flush()
     k = start
     while True:
         user = batch_user(k)
@@ -235,8 +232,6 @@ def apply_child_output(
             event = json.loads(line)
         except ValueError:
             continue  # a line cut by the kill was never acknowledged
-        if event["op"] == "ready":
-            continue
         if event["op"] == "add":
             k = event["batch"]
             user = batch_user(k)
@@ -268,18 +263,6 @@ def apply_child_output(
     return ChildStep(writes, deletes, next_batch)
 
 
-def _wait_ready(child: subprocess.Popen[bytes], timeout: float = 120.0) -> bytes:
-    """What ``child`` printed until it reported the store open (or exited, or ``timeout``)."""
-    assert child.stdout is not None
-    got = b""
-    deadline = time.monotonic() + timeout
-    while b'"ready"' not in got and child.poll() is None and time.monotonic() < deadline:
-        readable, _, _ = select.select([child.stdout], [], [], 0.2)
-        if readable:
-            got += os.read(child.stdout.fileno(), 65536)
-    return got
-
-
 def crash_trials(
     kills: int,
     *,
@@ -287,18 +270,10 @@ def crash_trials(
     batch_size: int = 20,
     min_delay: float = 0.3,
     max_delay: float = 2.5,
-    early_share: float = 0.2,
     seed: int = 0,
     progress: bool = False,
 ) -> CrashReport:
-    """SIGKILL a writing child ``kills`` times; after each kill verify every acknowledged op.
-
-    A child is killed ``min_delay``-``max_delay`` seconds after it reports the store open; an
-    ``early_share`` of them that long after they start instead, so kills also land in start-up
-    and recovery. A child killed during a purge leaves it journalled and the next one completes
-    it when it opens the store, which takes time linear in the store's size: counted from start,
-    a fixed window would end up killing every child while it recovers (seen: 2,600 acknowledged
-    writes, all in the first 30 of 200 kills)."""
+    """SIGKILL a writing child ``kills`` times; after each kill verify every acknowledged op."""
     rnd = random.Random(seed)
     report = CrashReport()
     tmp = None
@@ -323,13 +298,9 @@ def crash_trials(
                     stderr=err,
                     env=env,
                 )
-                head = b""
-                if rnd.random() >= early_share:
-                    head = _wait_ready(child)
                 time.sleep(rnd.uniform(min_delay, max_delay))
                 child.send_signal(signal.SIGKILL)
                 out, _ = child.communicate()
-                out = head + out
                 if child.returncode != -signal.SIGKILL:
                     err.seek(0)
                     report.errors.append(
