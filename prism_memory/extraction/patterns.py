@@ -124,11 +124,14 @@ _ZH_PREFS: list[tuple[re.Pattern[str], str, float]] = [
 ]
 _BUDGET = [
     re.compile(
-        rf"\b(?:my|our|the)\s+budget\s+(?:is|was|of|will be|would be)\s+(?:about\s+|around\s+|roughly\s+|up to\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        rf"\b(?:my|our|the)\s+(?:[\w-]+\s+){{0,2}}?budget(?:\s+(?:for|on|of)\s+[^.!?;,]{{1,40}}?)?\s+"
+        rf"(?:is|was|of|will be|would be|is now|now is|has gone up to|went up to|is up to)\s+"
+        rf"(?:now\s+)?(?:about\s+|around\s+|roughly\s+|up to\s+|at most\s+|max\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
         re.I,
     ),
     re.compile(
-        rf"\bI\s+(?:can|could|am able to|'m able to)\s+(?:now\s+)?(?:go|spend|pay|afford)\s+(?:up\s+to\s+|as much as\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        rf"\b(?:I|we)\s+(?:can|could|am able to|are able to|'m able to)\s+(?:now\s+|only\s+|still\s+)?"
+        rf"(?:go|spend|pay|afford)\s+(?:up\s+to\s+|as much as\s+|about\s+|around\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
         re.I,
     ),
     re.compile(
