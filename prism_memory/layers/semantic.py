@@ -8,8 +8,18 @@ Design:
   version id (the key's id + its version number ``metadata["version"]``, never a clock reading,
   so the same writes give the same ids) with ``status=superseded``, ``valid_to`` closed and a ``contradicts`` link to the
   current id; the new version takes the current id and links ``supersedes`` to the copy.
+- A candidate may carry its own identity (``Candidate.key``): a *slot* ("budget", "home city",
+  "favourite coffee shop") keeps one current value, so a new value supersedes the old one even
+  when the schema's natural key differs (a new favourite); a statement that can hold many
+  values is keyed with its value and never supersedes a sibling.
+- A candidate may name what it replaces (``Candidate.retire``: "the Madrid flight is now on
+  March 19" -> ``madrid``; ``retire_date``: "五一的计划改了"): the holder's current events and
+  facts from other turns that contain all those words (or fall on that day) are closed
+  (``valid_to``, ``status=superseded``, linked both ways) when it is written.
 - Keyless schemas (events) are deduplicated by content. Extracted events live in the episodic
   layer, facts/preferences/persons in the semantic layer; all are scoped without ``session_id``.
+- The rule extractor gets the names of persons already known in the scope (read once per
+  scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
 - Task state (working layer) is written here too: it is a validated ``TaskState`` record.
 """
 
@@ -21,9 +31,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PrismError
-from ..extraction.reconcile import merge_fields
+from ..extraction.reconcile import MergeOutcome, merge_fields
 from ..extraction.rules import Candidate, extract
-from ..extraction.schemas import SchemaSpec, TaskState
+from ..extraction.schemas import SchemaSpec, TaskState, entity_key
 from ..records import (
     Entity,
     Kind,
@@ -36,7 +46,8 @@ from ..records import (
     make_record_id,
     utcnow,
 )
-from ..stores import PointData
+from ..stores import PointData, RecordFilter
+from ..stores.filters import Condition
 from .result import RecordChange, RememberResult
 from .working import task_record_id, task_summary
 
@@ -79,6 +90,23 @@ def _field_entities(spec: SchemaSpec, fields: dict[str, Any]) -> list[Entity]:
     return out
 
 
+def _holder(record: MemoryRecord) -> str:
+    """Whose record it is (the user is ``"user"``, whatever the speaker's name)."""
+    f = record.fields
+    if record.schema_name == "Event":
+        return str(f.get("actor") or "user").lower()
+    if record.schema_name == "Preference":
+        return str(f.get("holder") or "user").lower()
+    return str(f.get("subject") or "user").lower()
+
+
+def _local_day(value: datetime, like: datetime | None) -> str:
+    """``value``'s day in the time zone of ``like`` (the new record's own date)."""
+    if like is not None and like.tzinfo is not None:
+        value = value.astimezone(like.tzinfo)
+    return value.date().isoformat()
+
+
 class SemanticWriter:
     """Turns candidates into records for a :class:`~prism_memory.Memory`.
 
@@ -87,22 +115,55 @@ class SemanticWriter:
         >>> m = Memory(location=":memory:", embedder=FakeEmbedder())
         >>> _ = m.remember("I love seafood", user_id="a")
         >>> [r.text for r in m.list(user_id="a", kind="preference")]
-        ['User likes seafood (I love seafood)']
+        ['User likes seafood']
         >>> m.close()
     """
 
     def __init__(self, memory: WriteAPI) -> None:
         self.m = memory
+        self._people: dict[str, set[str]] = {}  # scope key -> names of known persons
+
+    def known_people(self, scope: Scope) -> set[str]:
+        """Names of the persons recorded in the scope (read from the store once per scope)."""
+        key = scope.key()
+        names = self._people.get(key)
+        if names is None:
+            flt = RecordFilter(
+                must=[
+                    Condition("schema", "eq", "Person"),
+                    Condition("status", "eq", Status.ACTIVE.value),
+                ]
+            )
+            names = set()
+            try:
+                for record in self.m.iter_records(scope, flt):
+                    name = record.fields.get("name")
+                    if isinstance(name, str) and name:
+                        names.add(name)
+            except PrismError as exc:  # a read failure must not fail the write
+                log.debug("known persons of %s not read: %s", key, exc)
+            if len(self._people) > 1024:
+                self._people.clear()
+            self._people[key] = names
+        return names
 
     # -- candidates -----------------------------------------------------------------------
-    def rule_candidates(self, turns: Sequence[MemoryRecord]) -> list[Candidate]:
+    def rule_candidates(
+        self, turns: Sequence[MemoryRecord], scope: Scope | None = None
+    ) -> list[Candidate]:
         out: list[Candidate] = []
         user_specs = [s for s in self.m.schemas.user_schemas() if s.extract is not None]
         for turn in turns:
             if turn.metadata.get("role") != "user":
                 continue
             when = turn.event_time or turn.created_at
-            found = extract(turn.text, event_time=when, speaker=turn.speaker)
+            people = self.known_people(scope) if scope is not None else set()
+            found = extract(turn.text, event_time=when, speaker=turn.speaker, people=people)
+            people.update(
+                str(c.fields["name"])
+                for c in found
+                if c.schema == "Person" and c.fields.get("name")
+            )
             for spec in user_specs:
                 assert spec.extract is not None
                 try:
@@ -124,7 +185,7 @@ class SemanticWriter:
     ) -> tuple[list[MemoryRecord], dict[str, str]]:
         """Records to write (in the caller's embedding batch) for the rule candidates of turns,
         and ``{event id: turn id}``: a rule event is its turn's text, so it shares its vector."""
-        records = self.reconcile(self.rule_candidates(turns), scope, result)
+        records = self.reconcile(self.rule_candidates(turns, scope), scope, result)
         turn_ids = {t.id for t in turns}
         shared = {
             r.id: r.provenance.source_ids[-1]
@@ -149,9 +210,11 @@ class SemanticWriter:
             try:
                 spec = self.m.schemas.get(cand.schema)
                 fields = spec.validate_fields(cand.fields)
-                key = spec.key_string(fields)
+                key = cand.key or spec.key_string(fields)
                 if key is None:
                     key = spec.name + "|" + spec.text(fields)
+                elif cand.key:
+                    key = "|".join(entity_key(part) for part in key.split("|"))
             except PrismError as exc:
                 log.info("candidate %s dropped: %s", cand.schema, exc)
                 continue
@@ -178,6 +241,12 @@ class SemanticWriter:
                 cand.confidence,
                 explicit=set(cand.fields),
             )
+            natural_old, natural_new = spec.key_string(current.fields), spec.key_string(fields)
+            if cand.key and natural_old is not None and natural_old != natural_new:
+                # the slot holds something else now ("my favourite cafe is ..."): a new value
+                outcome = MergeOutcome(
+                    "supersede", dict(fields), list(spec.key), list(spec.key), cand.confidence
+                )
             if outcome.action == "skip":
                 merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
                 if merged_ids != current.provenance.source_ids and rid not in pending:
@@ -224,7 +293,75 @@ class SemanticWriter:
                 result.added.append(
                     RecordChange(new, f"new value of {spec.name} ({outcome.reason})")
                 )
+        retiring = [
+            (c, rid) for c, _, _, _, rid in keyed if (c.retire or c.retire_date) and rid in pending
+        ]
+        if retiring:
+            self._retire(retiring, pending, scope, result)
         return list(pending.values())
+
+    def _retire(
+        self,
+        retiring: Sequence[tuple[Candidate, str]],
+        pending: dict[str, MemoryRecord],
+        scope: Scope,
+        result: RememberResult,
+    ) -> None:
+        """Close the holder's current records that a change statement replaces."""
+        flt = RecordFilter(
+            must=[
+                Condition(
+                    "kind", "any", [Kind.EVENT.value, Kind.FACT.value, Kind.PREFERENCE.value]
+                ),
+                Condition("status", "eq", Status.ACTIVE.value),
+            ]
+        )
+        try:
+            current = [r for r in self.m.iter_records(scope, flt) if r.id not in pending]
+        except PrismError as exc:
+            log.info("records to retire not read: %s", exc)
+            return
+        for cand, rid in retiring:
+            new = pending[rid]
+            holder = _holder(new)
+            words = [w.lower() for w in cand.retire if w]
+            turn_ids = set(cand.source_ids)
+            for old in current:
+                if old.status != Status.ACTIVE or _holder(old) != holder:
+                    continue
+                if turn_ids & set(old.provenance.source_ids):
+                    continue  # said in the same turn
+                values = [str(v) for k, v in old.fields.items() if k not in ("reasons", "evidence")]
+                haystack = " ".join([old.text, *values]).lower()
+                by_words = bool(words) and all(w in haystack for w in words)
+                by_day = (
+                    cand.retire_date is not None
+                    and old.kind == Kind.EVENT
+                    and old.event_time is not None
+                    and _local_day(old.event_time, cand.event_time) == cand.retire_date
+                )
+                if not (by_words or by_day):
+                    continue
+                when = new.valid_from or utcnow()
+                old.status = Status.SUPERSEDED
+                old.valid_to = max(when, old.valid_from or when)
+                old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
+                old.metadata = {**old.metadata, "superseded_by": new.id}
+                self.m.store.set_payload(
+                    [old.id],
+                    scope,
+                    {
+                        "status": old.status.value,
+                        "valid_to": old.valid_to.isoformat(),
+                        "relations": [r.model_dump(mode="json") for r in old.relations],
+                        "metadata": old.metadata,
+                        "updated_at": utcnow().isoformat(),
+                    },
+                )
+                new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
+                result.superseded.append(
+                    RecordChange(old, "replaced by a change: " + (", ".join(words) or "same day"))
+                )
 
     def _supersede(
         self, current: MemoryRecord, rid: str, scope: Scope, when: datetime, in_batch: bool
