@@ -275,6 +275,7 @@ def third_person(text: str, who: str | None = None) -> str:
     'they are flying to Osaka'
     """
     name = who or "they"
+    text = expand_contractions(text)
     out = re.sub(
         r"\bI\b(?:\s+(?:(?:really|also|just|only|always|usually|never|still|now|often|actually|"
         r"currently)\s+)*(\w+))?",
@@ -297,6 +298,9 @@ def _subject_verb(m: re.Match[str], name: str, who: str | None) -> str:
     if verb is None:
         return name
     middle = whole[1 : whole.rfind(verb)]
+    compound = re.search(r"\b(?:and|or)\s+$", m.string[: m.start()]) is not None
+    if compound:  # "Tom and I want": the verb agrees with both
+        return f"{name}{middle}{ {'am': 'are', 'was': 'were'}.get(verb.lower(), verb) }"
     if who is None:
         form = {"am": "are", "was": "were"}.get(verb.lower(), verb)
     else:
@@ -552,6 +556,14 @@ class EnglishExtractor:
                 return selves[-1]  # "Since my office moved, I take the train"
             found[0].subordinate = True
         chosen = found[0]
+        if (
+            chosen.kind == "person"
+            and chosen.end + 1 < len(toks)
+            and toks[chosen.end].low in ("and", "&")
+            and (toks[chosen.end + 1].text == "I" or toks[chosen.end + 1].low == "we")
+        ):
+            # "My partner Tom and I want ...": the speaker's (shared) statement
+            return _Subject("self", None, start=chosen.start, end=chosen.end + 2)
         if chosen.kind == "person":
             self.last_person = chosen.name
         if (
@@ -1667,6 +1679,9 @@ class EnglishExtractor:
             "",
             text,
             flags=re.I,
+        )
+        text = re.sub(
+            r"\b(?:to|until|till|through)\s+the\s+\d{1,2}(?:st|nd|rd|th)\b", "", text, flags=re.I
         )
         text = re.sub(
             r"\s*\b(?:morning|afternoon|evening|night)\b\s*$", "", text.strip(), flags=re.I

@@ -616,6 +616,18 @@ def find_times(text: str, base: datetime) -> list[TimeMention]:
                     True,
                 )
             )
+    months = [t for t in mentions if t.precision == "month"]
+    ordinals = [t for t in mentions if _EN_ORDINAL_DAY.fullmatch(t.phrase)]
+    if months and ordinals:  # "in May, from the 14th": the 14th of that May
+        month = months[0]
+        for t in ordinals:
+            day = int(re.search(r"\d+", t.phrase).group(0))  # type: ignore[union-attr]
+            try:
+                t.value = month.value.replace(day=day)
+            except ValueError:
+                continue
+            t.start = min(t.start, month.start)
+        mentions = [t for t in mentions if t is not month]
     for t in mentions:
         if t.has_date and not t.has_clock:
             t.value = _day_start(t.value)

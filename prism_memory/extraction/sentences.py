@@ -299,7 +299,8 @@ _SARCASM_ALONE = re.compile(r"\byeah,?\s+right\b|\bas\s+if\s*[!.]*$|\bnot!\s*$|/
 _ZH_SARCASM_OPENER = re.compile(r"^(?:是啊|对啊|对呀|是呀|呵呵|好啊|可不是|真是的?|行吧)")
 _ZH_SARCASM_EMPHASIS = re.compile(r"最喜欢|最爱|太喜欢|真开心|真好玩|真棒|太棒了|好开心")
 _CHITCHAT = re.compile(
-    r"^\s*(?:(?:hi|hey|hello|good\s+(?:morning|afternoon|evening|night)|thanks|thank\s+you|"
+    r"^\s*(?:(?:hi|hey|hello|good\s+(?:morning|afternoon|evening|night)|"
+    r"(?:thanks|thank\s+you)(?:\s+(?:a\s+lot|so\s+much|very\s+much|again))?|much\s+appreciated|"
     r"bye|goodbye|see\s+you|ok|okay|cool|nice|great|lol|haha+|hmm+|wow|yeah|yes|no|sure|"
     r"sounds\s+good|got\s+it|awesome|perfect|congrats|congratulations|"
     r"let\s+(?:me|us)\s+think(?:\s+about\s+it)?|that\s+is\s+(?:great|helpful|nice|cool|amazing)|"
@@ -373,10 +374,21 @@ def split_clauses(sentence: str) -> list[str]:
     ['我姐姐是老师', '在南京教书']
     """
     text = sentence.strip().rstrip(".!?。！？…")
-    parts = (_ZH_CLAUSE_BREAK if is_cjk(text) else _CLAUSE_BREAK).split(text)
+    if is_cjk(text):
+        parts = _ZH_CLAUSE_BREAK.split(text)
+    else:
+        # "My partner Tom and I want ...": a short noun phrase before "and I" is a compound
+        # subject, not a clause of its own
+        text = _COMPOUND_SUBJECT.sub(lambda m: m.group(0).replace(" and ", " and\x00"), text)
+        parts = [p.replace("\x00", " ") for p in _CLAUSE_BREAK.split(text)]
     out = []
     for part in parts:
         part = _LEADING_JOINERS.sub("", part.strip(" ,;:-—–")).strip(" ,;:-—–")
         if part:
             out.append(part)
     return out
+
+
+_COMPOUND_SUBJECT = re.compile(
+    r"(?:^|(?<=[,;:!.]\s))(?:(?:[Mm]y|[Oo]ur)\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s+and\s+(?=(?:I|we)\s)"
+)

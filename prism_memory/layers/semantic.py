@@ -43,6 +43,7 @@ from ..records import (
     Scope,
     Source,
     Status,
+    is_record_id,
     make_record_id,
     utcnow,
 )
@@ -98,6 +99,31 @@ def _holder(record: MemoryRecord) -> str:
     if record.schema_name == "Preference":
         return str(f.get("holder") or "user").lower()
     return str(f.get("subject") or "user").lower()
+
+
+def _label(record: MemoryRecord) -> str:
+    """What a record is about, in a few words ("home city", "aisle seats", "Madrid flight")."""
+    f = record.fields
+    if record.schema_name == "Fact":
+        return str(f.get("attribute") or "")
+    if record.schema_name == "Preference":
+        return str(f.get("category") or f.get("subject") or "")
+    if record.schema_name == "Person":
+        return str(f.get("name") or "")
+    words = str(f.get("description") or record.text).split()
+    return " ".join(words[:6])
+
+
+def _note_changed(
+    changed: dict[str, set[str]], old: MemoryRecord, new_sources: Sequence[str]
+) -> None:
+    """Remember which turns stated a value that ``old``'s successor replaces."""
+    label = _label(old)
+    if not label:
+        return
+    for source in old.provenance.source_ids:
+        if source not in new_sources and is_record_id(source):
+            changed.setdefault(source, set()).add(label)
 
 
 def _local_day(value: datetime, like: datetime | None) -> str:
@@ -205,6 +231,7 @@ class SemanticWriter:
         The caller holds ``scope_lock(scope)`` and writes the returned records.
         """
         pending: dict[str, MemoryRecord] = {}
+        changed_turns: dict[str, set[str]] = {}  # turn id -> what it said that changed since
         keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
         for cand in candidates:
             try:
@@ -283,6 +310,7 @@ class SemanticWriter:
                 old_copy = self._supersede(
                     current, rid, scope, new.valid_from or utcnow(), rid in pending
                 )
+                _note_changed(changed_turns, current, cand.source_ids)
                 new.metadata["version"] = version + 1
                 new.relations = [
                     *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
@@ -297,8 +325,22 @@ class SemanticWriter:
             (c, rid) for c, _, _, _, rid in keyed if (c.retire or c.retire_date) and rid in pending
         ]
         if retiring:
-            self._retire(retiring, pending, scope, result)
+            self._retire(retiring, pending, scope, result, changed_turns)
+        if changed_turns:
+            self._mark_changed(changed_turns, scope)
         return list(pending.values())
+
+    def _mark_changed(self, changed: dict[str, set[str]], scope: Scope) -> None:
+        """Note on the source turns of superseded records what they said that later changed
+        (``metadata["changed_later"]``): a context shows such a turn with that note, so the
+        old value reads as history, not as what holds now."""
+        turns = self.m.store.get(list(changed), scope)
+        for turn in turns:
+            if turn.kind != Kind.OBSERVATION:
+                continue
+            labels = sorted(set(turn.metadata.get("changed_later") or []) | changed[turn.id])
+            metadata = {**turn.metadata, "changed_later": labels}
+            self.m.store.set_payload([turn.id], scope, {"metadata": metadata})
 
     def _retire(
         self,
@@ -306,6 +348,7 @@ class SemanticWriter:
         pending: dict[str, MemoryRecord],
         scope: Scope,
         result: RememberResult,
+        changed_turns: dict[str, set[str]],
     ) -> None:
         """Close the holder's current records that a change statement replaces."""
         flt = RecordFilter(
@@ -359,6 +402,7 @@ class SemanticWriter:
                     },
                 )
                 new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
+                _note_changed(changed_turns, old, cand.source_ids)
                 result.superseded.append(
                     RecordChange(old, "replaced by a change: " + (", ".join(words) or "same day"))
                 )

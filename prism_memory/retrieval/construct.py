@@ -231,8 +231,16 @@ def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
         if dup is None:
             chosen.append(nxt)
             continue
-        # same content twice: keep the copy that costs fewer tokens, at the better score
-        if len(items[nxt].record.text) < len(items[dup].record.text):
+        # a record derived from a turn and the turn itself: the turn stays (it says more), the
+        # derived copy gives its place back; otherwise keep the copy that costs fewer tokens
+        new, old = items[nxt].record, items[dup].record
+        if old.id in new.provenance.source_ids:
+            keep_new = False  # the new one was made from the kept turn
+        elif new.id in old.provenance.source_ids:
+            keep_new = True  # the kept one was made from this turn
+        else:
+            keep_new = len(new.text) < len(old.text)
+        if keep_new:
             items[dup].trace.outcome = "cut:duplicate"
             items[nxt].total = max(items[nxt].total, items[dup].total)
             chosen[chosen.index(dup)] = nxt
@@ -262,9 +270,14 @@ def _turn_keys(record: MemoryRecord) -> frozenset[str]:
 
 
 def _derived_sources(record: MemoryRecord) -> frozenset[str]:
-    """The sources of a fact or summary derived from stored records (empty for anything else)."""
+    """The sources of a record derived from stored turns (a fact, an extracted event, a
+    summary); empty for a turn or anything else. A derived record whose turns are all in the
+    context says nothing new: one turn appears once."""
     ids = record.provenance.source_ids
-    if record.layer != Layer.SEMANTIC or not any(is_record_id(i) for i in ids):
+    derived = record.layer == Layer.SEMANTIC or (
+        record.layer == Layer.EPISODIC and record.kind != Kind.OBSERVATION
+    )
+    if not derived or not any(is_record_id(i) for i in ids):
         return frozenset()
     return frozenset(ids)
 
