@@ -149,9 +149,23 @@ _NOW_VALUE = re.compile(
     re.I,
 )
 _WENT_TO = re.compile(
-    r"(?:^|,\s*|\bso\s+)(?P<own>my|our|the|his|her)\s+(?P<thing>[\w' -]{2,40}?)\s+"
+    r"(?:^|,\s*|\bso\s+)(?:(?P<own>my|our|the|his|her)\s+)?(?P<thing>[\w' -]{2,40}?)\s+"
     r"(?:went|has gone|is going|goes|rose|has risen|fell|has fallen|jumped|dropped|increased|"
     r"decreased|climbed)\s+(?:up\s+|down\s+)?(?:to|by)\s+(?P<new>.{1,60}?)\s*$",
+    re.I,
+)
+# "peanuts make me sick", "dairy doesn't agree with me": something the speaker avoids
+_MAKES_ME_ILL = re.compile(
+    r"^(?P<obj>[A-Za-z][\w' -]{1,40}?)\s+(?:makes?|gives?|made|give|gave)\s+me\s+(?:really\s+|so\s+|very\s+)?"
+    r"(?:sick|ill|nauseous|queasy|itchy|bloated|a\s+headache|headaches|migraines?|a\s+migraine|"
+    r"heartburn|a\s+rash|hives)\b|"
+    r"^(?P<obj2>[A-Za-z][\w' -]{1,40}?)\s+(?:does|do)\s+not\s+agree\s+with\s+me\b",
+    re.I,
+)
+# "Jazz is what I listen to most": a pseudo-cleft stating a preference
+_WHAT_I = re.compile(
+    r"^(?P<obj>[A-Za-z][\w' -]{1,40}?)\s+(?:is|are)\s+(?:what|all)\s+I\s+(?:usually\s+|mostly\s+|always\s+)?"
+    r"(?:listen\s+to|eat|drink|watch|read|play|use|wear|cook|order|buy|choose|pick|live\s+for)\b",
     re.I,
 )
 _NEXT_THING = re.compile(
@@ -908,7 +922,7 @@ class EnglishExtractor:
             became = self._copula_rules(subject, p, rest, holder, times)
             if any(c.fields.get("attribute") in ("diet", "dietary restriction") for c in became):
                 return became
-        if verb in COGNITIVE or not verb:
+        if (verb in COGNITIVE and not (verb == "ask" and p.particle == "for")) or not verb:
             return out
         if p.modal in ("future", "must"):
             return self._plan_rules(subject, p, rest, holder, times)
@@ -1427,7 +1441,7 @@ class EnglishExtractor:
             ):
                 thing = None
         elif (m3 := _WENT_TO.search(clause)) and re.search(r"\d", m3.group("new")):
-            thing, new, own = m3.group("thing"), m3.group("new"), m3.group("own").lower()
+            thing, new, own = m3.group("thing"), m3.group("new"), (m3.group("own") or "my").lower()
         else:
             m2 = _NOW_VALUE.search(clause)
             if m2:
@@ -1533,6 +1547,12 @@ class EnglishExtractor:
     def _favourites(self, clause: str) -> list[Candidate]:
         holder = self.who or "user"
         text = clause.strip()
+        for pattern, polarity in ((_MAKES_ME_ILL, "avoid"), (_WHAT_I, "like")):
+            m = pattern.search(text)
+            if m:
+                obj = _clean_obj(m.group("obj") or (m.groupdict().get("obj2") or ""))
+                if obj:
+                    return [_pref(holder, obj, polarity, 0.75)]
         for pattern in (_FAVOURITE_B, _FAVOURITE_A):
             m = pattern.search(text)
             if not m:
@@ -1623,7 +1643,8 @@ class EnglishExtractor:
     # -- events -------------------------------------------------------------------------
     def _eventful(self, toks: list[_Tok], subject: _Subject | None, pred: _Pred | None) -> bool:
         if pred is not None and (
-            pred.modal in ("hedge", "want", "rather", "past_habit") or pred.verb in COGNITIVE
+            pred.modal in ("hedge", "want", "rather", "past_habit")
+            or (pred.lemma in COGNITIVE and pred.lemma not in ("hear", "remember", "forget"))
         ):
             return False
         if pred is not None and pred.habitual:

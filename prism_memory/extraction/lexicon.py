@@ -27,6 +27,7 @@ __all__ = [
 
 ADVERBS = frozenset(
     [
+        "originally",
         "really",
         "absolutely",
         "also",
@@ -205,7 +206,6 @@ COGNITIVE = frozenset(
         "fear",
         "reckon",
         "gotta",
-        "see",
     ]
 )
 
@@ -1252,6 +1252,7 @@ ING_NOUNS = frozenset(
 
 PARTICLES = {
     "pick": ("up",),
+    "ask": ("for",),
     "back": ("up",),
     "work": ("out",),
     "put": ("aside", "away", "off"),
