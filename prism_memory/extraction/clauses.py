@@ -151,7 +151,8 @@ _NOW_VALUE = re.compile(
 _WENT_TO = re.compile(
     r"(?:^|,\s*|\bso\s+)(?:(?P<own>my|our|the|his|her)\s+)?(?P<thing>[\w' -]{2,40}?)\s+"
     r"(?:went|has gone|is going|goes|rose|has risen|fell|has fallen|jumped|dropped|increased|"
-    r"decreased|climbed)\s+(?:up\s+|down\s+)?(?:to|by)\s+(?P<new>.{1,60}?)\s*$",
+    r"decreased|climbed|grew|has grown|shrank|has shrunk|expanded)\s+(?:up\s+|down\s+)?"
+    r"(?:to|by)\s+(?P<new>.{1,60}?)\s*$",
     re.I,
 )
 # "peanuts make me sick", "dairy doesn't agree with me": something the speaker avoids
@@ -198,6 +199,20 @@ _LASTING_STATE = re.compile(
     r"colou?r-?blind|deaf|blind|diabetic|asthmatic|introverted|extroverted|shy|tall|short)\b"
 )
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_JOB_CONTEXT = re.compile(
+    r"\b(?:jobs?|work|working|role|position|company|employer|hired|joined|career|promoted)\b",
+    re.I,
+)
+_NAME_FIRST = re.compile(r"^([A-Z][\w'-]+),\s+((?:my|our)\s+(?:[\w-]+\s+)?([\w-]+)),\s+")
+_ASIDE = re.compile(r",\s+(?:who|which)\s+[^,]{2,60},\s+")
+
+
+def _name_first(m: re.Match[str]) -> str:
+    if m.group(3).lower() not in RELATIONS:
+        return m.group(0)
+    return f"{m.group(2)[0].upper()}{m.group(2)[1:]} {m.group(1)} "
+
+
 _APPOSITIVE = re.compile(r"\b((?:[Mm]y|[Oo]ur)\s+(?:[\w-]+\s+)?[\w-]+),\s+([A-Z][\w'-]+),")
 
 
@@ -461,6 +476,10 @@ class EnglishExtractor:
         text = expand_contractions(drop_quotes(sentence))
         text = _THOUSANDS.sub("", text)
         text = _APPOSITIVE.sub(r"\1 \2", text)
+        text = _NAME_FIRST.sub(
+            _name_first, text
+        )  # "Sophie, my best friend, is" -> "My best friend Sophie is"
+        text = _ASIDE.sub(" ", text)  # "My dad, who is retired, lives in Porto"
         clauses = split_clauses(text)
         self._sentence = text
         if act == "question":  # only the statements before the question clause
@@ -642,7 +661,7 @@ class EnglishExtractor:
                 break
             if k > j and (_looks_like_verb(w) and w not in PREPOSITIONS):
                 break
-            if w in (",", "and") or w in OBJ_STOP:
+            if w in (",", "and") or w in OBJ_STOP or w in ("i", "we", "he", "she", "they", "you"):
                 return None
             words.append(toks[k].text)
             k += 1
@@ -782,6 +801,7 @@ class EnglishExtractor:
             elif (
                 (w.endswith("ed") or w in PAST_FORMS)
                 and w not in STATE_PARTICIPLES
+                and "-" not in w
                 and (p.aux[-1] in ("be", "been") or w not in ("a", "an"))
             ):
                 p.tense = "passive"  # "I was told", "it is cancelled": no state of the subject
@@ -949,7 +969,8 @@ class EnglishExtractor:
                 out.append(_pref(holder, obj, "dislike", 0.75))
             return out
         if p.neg:
-            if verb in CONSUME_VERBS and rest and p.tense == "present":
+            consume = verb in CONSUME_VERBS or (verb == "have" and p.modal == "ability")
+            if consume and rest and p.tense == "present":
                 obj = _clean_obj(re.sub(r"^(?:any|anything with)\s+", "", rest, flags=re.I))
                 if obj:
                     out.append(_pref(holder, _strip_article(obj), "avoid", 0.8))
@@ -1216,6 +1237,9 @@ class EnglishExtractor:
         )
         if m and 0 < int(m.group("n")) < 125 and subject.kind in ("self", "person"):
             return [_fact(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))]
+        m = re.match(r"^(?:working\s+)?(?:at|with|for)\s+(?P<v>[A-Z][\w&.' -]{1,40})$", rest)
+        if m and (p.now or _JOB_CONTEXT.search(self._sentence)):
+            return [_fact(holder, "workplace", m.group("v"), 0.75, 0.65)]  # "I'm now at KPMG"
         m = re.match(r"^from\s+(?P<v>[A-Z][\w .'-]{1,40})$", rest)
         if m:
             return [_fact(holder, "hometown", m.group("v"), 0.75, 0.6)]
@@ -1324,7 +1348,8 @@ class EnglishExtractor:
                 re.I | re.S,
             ):
                 return []  # "my review is on Thursday": an event
-            if rest.lower().split()[0] in EVALUATIVE or rest.lower().split()[0] in EMOTION:
+            first = rest.lower().split()[0]
+            if first in EVALUATIVE or (first in EMOTION and first not in PLACE_WORDS):
                 return []  # "my art is important to me": an opinion
             value = _strip_article(_possessive_value(rest))
             amount, unit = (None, None)

@@ -264,6 +264,7 @@ _ZH_QUESTION = re.compile(
 _HYPOTHETICAL = re.compile(
     r"^\s*(?:(?:so|and|but|well|hmm|oh|ok|okay)[,\s]+)*"
     r"(?:if|suppose|supposing|imagine|assuming|hypothetically|in case|what if|say\s+(?:I|we)\b|"
+    r"in\s+my\s+(?:dreams?|head|fantasy|fantasies)|in\s+theory|ideally|in\s+an\s+ideal\s+world|"
     r"let\s+us\s+say|let's\s+say|even if|unless|were I|had I)\b",
     re.I,
 )
