@@ -538,9 +538,6 @@ class EnglishExtractor:
         return out
 
     # -- subjects -----------------------------------------------------------------------
-    def _owner(self) -> str | None:
-        return self.who
-
     def _subject(self, toks: list[_Tok]) -> _Subject | None:
         first_self = None
         found: list[_Subject] = []
@@ -865,7 +862,7 @@ class EnglishExtractor:
         if j >= n:
             return None
         w = toks[j].low
-        if not re.fullmatch(r"[a-z][a-z'-]*", w) or w in DETERMINERS:
+        if not re.fullmatch(r"[a-z][a-z']*(?:-[a-z]+)?", w) or w in DETERMINERS:
             return None
         if (w in PREPOSITIONS and w != "like") or w in OBJ_STOP or w in FUNCTION_WORDS:
             return None

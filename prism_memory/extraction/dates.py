@@ -68,6 +68,7 @@ _EN_DAY = re.compile(
     r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|last night|"
     r"this (?:morning|afternoon|evening)|"
     rf"(?:next|last|this|coming|past) (?:{_WEEKDAYS}|week|weekend|month|year)|"
+    r"(?:next|last|this|coming) (?:mon|tues?|weds?|thu|thurs?|fri|sat|sun)\b\.?|"
     rf"{_NUM} {_UNIT} (?:ago|before|earlier)|"
     rf"(?:in )?{_NUM} {_UNIT} (?:from (?:now|today)|later|time)|"
     rf"in (?:the next |another )?{_NUM} {_UNIT}|"
@@ -463,6 +464,12 @@ def _en_day(phrase: str, base: datetime, tense: str | None) -> datetime | None:
             prefer = "future"
     if lowered.startswith("past "):
         lowered = "last " + lowered[5:]
+    short = re.fullmatch(
+        r"(next|last|this|coming) (mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?", lowered
+    )
+    if short:
+        day = next(d for d in _WEEKDAYS.split("|") if d.startswith(short.group(2)[:3]))
+        lowered = f"{short.group(1)} {day}"
     value = _dateparser(lowered.replace("coming ", "next "), naive, prefer)
     if value is None:
         return None

@@ -166,6 +166,8 @@ def extract(
     for sentence in split_sentences(text):
         found = chinese.sentence(sentence) if is_cjk(sentence) else english.sentence(sentence)
         for c in found:
+            if c.generic:  # a statement of uncertain use ranks below the turn it comes from
+                c.confidence = min(c.confidence, 0.5)
             if c.schema == "Preference":
                 c.fields.setdefault("reasons", [sentence.strip()[:200]])
             for name in ("subject", "holder"):  # the schema default stands for the user

@@ -90,6 +90,14 @@ def _told(sentence: str, turn: MemoryRecord) -> str:
     return third_person(sentence, who or "The user")
 
 
+# greetings and reactions carry no content worth a summary's tokens
+_REACTION = re.compile(
+    r"^\W*(?:hey|hi|hello|wow|whoa|thanks|thank you|good to see|great to see|nice to see|"
+    r"long time|congrats|congratulations|omg|yay|aww|haha|lol|that's (?:great|awesome|cool|"
+    r"amazing|so cool|wonderful)|that sounds|sounds (?:great|good|fun)|glad|so glad|same here|"
+    r"me too|no way|oh)\b",
+    re.I,
+)
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "human", "ai"})
 
 
@@ -101,7 +109,7 @@ def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_
     for i, turn in enumerate(turns):
         keys = {e.key for e in turn.entities}
         for j, sentence in enumerate(split_sentences(turn.text.strip())):
-            if len(sentence) < 12:
+            if len(sentence) < 12 or len(sentence.split()) < 4 or _REACTION.match(sentence):
                 continue
             statement = speech_act(sentence) == "statement"
             score = score_importance(sentence) + 0.1 * len(_words(sentence) & keys)

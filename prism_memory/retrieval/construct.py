@@ -200,6 +200,16 @@ def _tokens(text: str) -> int:
     return count_tokens(text)
 
 
+def carry_dates(derived: MemoryRecord, turn: MemoryRecord) -> None:
+    """A turn shown instead of the event extracted from it keeps the event's resolved date
+    ("yesterday" -> 7 May 2023): one line, the turn's words and the absolute date."""
+    when = derived.fields.get("when") if derived.kind == Kind.EVENT else None
+    if isinstance(when, str) and when:
+        dates = turn.metadata.setdefault("_dates", [])
+        if when not in dates:
+            dates.append(when)
+
+
 def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
     """Near-duplicate removal: cosine of the vectors when present, else word-set Jaccard."""
     if len(items) < 2:
@@ -236,8 +246,10 @@ def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
         new, old = items[nxt].record, items[dup].record
         if old.id in new.provenance.source_ids:
             keep_new = False  # the new one was made from the kept turn
+            carry_dates(new, old)
         elif new.id in old.provenance.source_ids:
             keep_new = True  # the kept one was made from this turn
+            carry_dates(old, new)
         else:
             keep_new = len(new.text) < len(old.text)
         if keep_new:
@@ -364,6 +376,12 @@ def pack(
             )
         )
 
+    by_id = {c.record.id: c.record for c in candidates}
+    for c in candidates:  # an event and its turn both eligible: the turn line carries the date
+        for source in c.record.provenance.source_ids:
+            turn = by_id.get(source)
+            if turn is not None and turn.kind == Kind.OBSERVATION and c.record.kind == Kind.EVENT:
+                carry_dates(c.record, turn)
     line_tokens = [_tokens(item_line(item)) + 1 for item in candidates]
     # recall per token: an item longer than ``long_item_tokens`` competes at a reduced priority
     order = sorted(

@@ -54,6 +54,19 @@ def format_day(t: datetime) -> str:
 _DIGESTS = frozenset({Kind.SUMMARY, Kind.REFLECTION})
 
 
+def _shown_date(when: object) -> str:
+    """An event's ISO date as a reader reads it: ``7 May 2023``, ``May 2023``, ``2022``."""
+    text = str(when)
+    try:
+        if len(text) == 4 and text.isdigit():
+            return text
+        if len(text) == 7:
+            return datetime.strptime(text, "%Y-%m").strftime("%b %Y")
+        return format_day(datetime.fromisoformat(text))
+    except ValueError:
+        return ""
+
+
 def section_of(record: MemoryRecord, buffer_session: str | None) -> str:
     """Which section a record belongs to: session digests are timeline, not facts."""
     if record.layer == Layer.WORKING:
@@ -89,6 +102,10 @@ def item_line(item: ContextItem) -> str:
         if _derived(r):
             label = "summary: " if r.kind in _DIGESTS else ""
             return f"- {label}{text}{flag}"
+        dates = [_shown_date(d) for d in r.metadata.get("_dates") or []]
+        dates = [d for d in dates if d and d != format_day(r.time)]
+        if dates:  # the absolute date of what the turn tells ("yesterday" -> 7 May 2023)
+            text += " [date: " + "; ".join(dates) + "]"
         changed = r.metadata.get("changed_later")
         if changed:  # what this turn said was replaced later: history, not the current value
             flag += " [later changed: " + ", ".join(str(c) for c in changed) + "]"
