@@ -18,6 +18,8 @@ Design:
   (``valid_to``, ``status=superseded``, linked both ways) when it is written.
 - Keyless schemas (events) are deduplicated by content. Extracted events live in the episodic
   layer, facts/preferences/persons in the semantic layer; all are scoped without ``session_id``.
+  A rule record shares its turn's dense vector (it is part of what the turn says), so writing it
+  costs no embedding.
 - The rule extractor gets the names of persons already known in the scope (read once per
   scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
 - Task state (working layer) is written here too: it is a validated ``TaskState`` record.
@@ -210,15 +212,15 @@ class SemanticWriter:
         self, turns: Sequence[MemoryRecord], scope: Scope, result: RememberResult
     ) -> tuple[list[MemoryRecord], dict[str, str]]:
         """Records to write (in the caller's embedding batch) for the rule candidates of turns,
-        and ``{event id: turn id}``: a rule event is its turn's text, so it shares its vector."""
+        and ``{record id: turn id}``: a rule record states part of its turn, so it shares the
+        turn's dense vector (found by what the turn says, never embedded again); its sparse
+        vector is its own short text."""
         records = self.reconcile(self.rule_candidates(turns, scope), scope, result)
         turn_ids = {t.id for t in turns}
         shared = {
             r.id: r.provenance.source_ids[-1]
             for r in records
-            if r.kind == Kind.EVENT
-            and r.provenance.source_ids
-            and r.provenance.source_ids[-1] in turn_ids
+            if r.provenance.source_ids and r.provenance.source_ids[-1] in turn_ids
         }
         return records, shared
 

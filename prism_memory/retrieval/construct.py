@@ -200,6 +200,14 @@ def _tokens(text: str) -> int:
     return count_tokens(text)
 
 
+def _siblings(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """Two different records derived from the same turn (an occupation and a home city)."""
+    if a.kind == Kind.OBSERVATION or b.kind == Kind.OBSERVATION or a.text == b.text:
+        return False
+    turns_a = {i for i in a.provenance.source_ids if is_record_id(i)}
+    return bool(turns_a & set(b.provenance.source_ids))
+
+
 def carry_dates(derived: MemoryRecord, turn: MemoryRecord) -> None:
     """A turn shown instead of the event extracted from it keeps the event's resolved date
     ("yesterday" -> 7 May 2023): one line, the turn's words and the absolute date."""
@@ -244,6 +252,9 @@ def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
         # a record derived from a turn and the turn itself: the turn stays (it says more), the
         # derived copy gives its place back; otherwise keep the copy that costs fewer tokens
         new, old = items[nxt].record, items[dup].record
+        if _siblings(new, old):  # two statements of one turn share its vector, not their content
+            chosen.append(nxt)
+            continue
         if old.id in new.provenance.source_ids:
             keep_new = False  # the new one was made from the kept turn
             carry_dates(new, old)
