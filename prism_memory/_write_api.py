@@ -142,13 +142,13 @@ class WriteAPI(DeleteAPI):
                 # turn yields no fact and supersedes nothing
                 self._screen(records)
                 clean = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
-                semantic, shared = (
-                    ([], {})
+                semantic, shared, dense = (
+                    ([], {}, {})
                     if self._llm_extraction
                     else self._semantic.prepare(clean, scope.widen(session=True), result)
                 )
                 written = self._write_records(
-                    records + semantic, same_vector_as=shared, screen=False
+                    records + semantic, dense=dense, same_vector_as=shared, screen=False
                 )
             except BaseException:
                 state.next_index = start_index  # nothing was stored: the indexes are free again

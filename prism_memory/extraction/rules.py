@@ -166,6 +166,7 @@ def extract(
     for sentence in split_sentences(text):
         found = chinese.sentence(sentence) if is_cjk(sentence) else english.sentence(sentence)
         for c in found:
+            c.evidence = sentence.strip()  # what the record states, for its vector and audit
             if c.generic:  # a statement of uncertain use ranks below the turn it comes from
                 c.confidence = min(c.confidence, 0.5)
             if c.schema == "Preference":
@@ -176,7 +177,7 @@ def extract(
         out.extend(found)
     out = _fold_people(_dedupe(out), owner)
     for c in out:
-        c.evidence = text
+        c.evidence = c.evidence or text
     return out
 
 

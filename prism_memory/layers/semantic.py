@@ -18,8 +18,8 @@ Design:
   (``valid_to``, ``status=superseded``, linked both ways) when it is written.
 - Keyless schemas (events) are deduplicated by content. Extracted events live in the episodic
   layer, facts/preferences/persons in the semantic layer; all are scoped without ``session_id``.
-  A rule record shares its turn's dense vector (it is part of what the turn says), so writing it
-  costs no embedding.
+  A rule record's dense vector is its source sentence's (shared with the turn when the turn is
+  that one sentence); its sparse vector is its own short text.
 - The rule extractor gets the names of persons already known in the scope (read once per
   scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
 - Task state (working layer) is written here too: it is a validated ``TaskState`` record.
@@ -210,19 +210,32 @@ class SemanticWriter:
 
     def prepare(
         self, turns: Sequence[MemoryRecord], scope: Scope, result: RememberResult
-    ) -> tuple[list[MemoryRecord], dict[str, str]]:
+    ) -> tuple[list[MemoryRecord], dict[str, str], dict[str, list[float]]]:
         """Records to write (in the caller's embedding batch) for the rule candidates of turns,
-        and ``{record id: turn id}``: a rule record states part of its turn, so it shares the
-        turn's dense vector (found by what the turn says, never embedded again); its sparse
-        vector is its own short text."""
+        ``{record id: turn id}`` and ``{record id: dense vector}``. A rule record's dense vector
+        is that of the sentence it comes from (what it states, in its own words: "Mel: I have
+        a cat named Bailey"), so it is found by the same questions as that sentence and not by
+        every question with its holder's name; from a one-sentence turn it shares the turn's
+        vector (no embedding). Its sparse vector is its own short text."""
         records = self.reconcile(self.rule_candidates(turns, scope), scope, result)
-        turn_ids = {t.id for t in turns}
-        shared = {
-            r.id: r.provenance.source_ids[-1]
-            for r in records
-            if r.provenance.source_ids and r.provenance.source_ids[-1] in turn_ids
-        }
-        return records, shared
+        by_id = {t.id: t for t in turns}
+        shared: dict[str, str] = {}
+        texts: dict[str, str] = {}
+        for r in records:
+            turn = by_id.get(r.provenance.source_ids[-1]) if r.provenance.source_ids else None
+            if turn is None:
+                continue
+            sentence = str(r.metadata.get("evidence") or "").strip()
+            if not sentence or " ".join(sentence.split()) == " ".join(turn.text.split()):
+                shared[r.id] = turn.id
+            else:
+                texts[r.id] = f"{turn.speaker}: {sentence}" if turn.speaker else sentence
+        dense: dict[str, list[float]] = {}
+        if texts:
+            ids = list(texts)
+            vectors = self.m.embedder.embed_documents([texts[i] for i in ids])
+            dense = {i: list(map(float, v)) for i, v in zip(ids, vectors, strict=True)}
+        return records, shared, dense
 
     # -- reconciliation -------------------------------------------------------------------
     def reconcile(

@@ -200,8 +200,11 @@ def _tokens(text: str) -> int:
     return count_tokens(text)
 
 
-def _siblings(a: MemoryRecord, b: MemoryRecord) -> bool:
-    """Two different records derived from the same turn (an occupation and a home city)."""
+def _related(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """A turn and a record derived from it, or two different records derived from one turn
+    (an occupation and a home city)."""
+    if a.id in b.provenance.source_ids or b.id in a.provenance.source_ids:
+        return True
     if a.kind == Kind.OBSERVATION or b.kind == Kind.OBSERVATION or a.text == b.text:
         return False
     turns_a = {i for i in a.provenance.source_ids if is_record_id(i)}
@@ -243,27 +246,22 @@ def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
         remaining.remove(nxt)
         dup = None
         if chosen:
-            row = sims[nxt, chosen]
-            hit = int(np.argmax(row >= config.dedup_threshold))
-            dup = chosen[hit] if row[hit] >= config.dedup_threshold else None
+            close = np.flatnonzero(sims[nxt, chosen] >= config.dedup_threshold)
+            # a turn and a record made from it, or two records of one turn, share the turn's
+            # vector but not their content: never near-duplicates (packing keeps a turn once)
+            dup = next(
+                (
+                    chosen[k]
+                    for k in close
+                    if not _related(items[nxt].record, items[chosen[k]].record)
+                ),
+                None,
+            )
         if dup is None:
             chosen.append(nxt)
             continue
-        # a record derived from a turn and the turn itself: the turn stays (it says more), the
-        # derived copy gives its place back; otherwise keep the copy that costs fewer tokens
-        new, old = items[nxt].record, items[dup].record
-        if _siblings(new, old):  # two statements of one turn share its vector, not their content
-            chosen.append(nxt)
-            continue
-        if old.id in new.provenance.source_ids:
-            keep_new = False  # the new one was made from the kept turn
-            carry_dates(new, old)
-        elif new.id in old.provenance.source_ids:
-            keep_new = True  # the kept one was made from this turn
-            carry_dates(old, new)
-        else:
-            keep_new = len(new.text) < len(old.text)
-        if keep_new:
+        # same content twice: keep the copy that costs fewer tokens, at the better score
+        if len(items[nxt].record.text) < len(items[dup].record.text):
             items[dup].trace.outcome = "cut:duplicate"
             items[nxt].total = max(items[nxt].total, items[dup].total)
             chosen[chosen.index(dup)] = nxt
