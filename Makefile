@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-reliability test-research lint bench bench-scale bench-locomo bench-ingest bench-pareto clean
+.PHONY: install demo test test-reliability test-research lint bench bench-scale bench-locomo bench-ingest bench-pareto bench-extraction clean
 
 $(STAMP): pyproject.toml screen/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,7 +43,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/mypy research/screen/train_screen.py research/screen/train_transformer.py
 
-bench: bench-scale bench-ingest bench-locomo bench-pareto
+bench: bench-scale bench-ingest bench-locomo bench-pareto bench-extraction
 
 bench-scale: $(STAMP)
 	$(BIN)/prism bench scale --sizes 10000,100000 --out benchmarks/results
@@ -56,6 +56,9 @@ bench-locomo: $(STAMP)
 
 bench-pareto: $(STAMP)
 	$(BIN)/prism bench pareto ../shared/bench/locomo-dev/*.json --out benchmarks/results
+
+bench-extraction: $(STAMP)
+	$(BIN)/prism bench extraction ../shared/bench/extraction-dev/cases.jsonl --out benchmarks/results
 
 clean:
 	rm -rf $(VENV) .prism-demo .pytest_cache .mypy_cache .ruff_cache

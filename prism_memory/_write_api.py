@@ -179,13 +179,13 @@ class WriteAPI(DeleteAPI):
                     for r in clean:
                         if r.metadata.get("role") == "user":
                             r.extraction = "pending"
-                semantic, shared = (
-                    ([], {})
+                semantic, shared, dense = (
+                    ([], {}, {})
                     if self._llm_extraction
                     else self._semantic.prepare(clean, scope.widen(session=True), result)
                 )
                 written = self._write_records(
-                    records + semantic, same_vector_as=shared, screen=False
+                    records + semantic, dense=dense, same_vector_as=shared, screen=False
                 )
             except BaseException:
                 state.next_index = start_index  # nothing was stored: the indexes are free again

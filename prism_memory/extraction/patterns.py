@@ -1,7 +1,9 @@
-"""Regex patterns of the rule-based extractor (English and Chinese), kept apart from the logic.
+"""Regex patterns shared by the rule extractor and the turn annotations (English and Chinese).
 
-They are generic language patterns — "I like / prefer / hate / can't", "my budget is", "my
-sister Anna", "Mr. Zhang", "我喜欢", "我的预算是" — never tuned to any evaluation data.
+They are generic language patterns — money amounts, "my budget is", "I can spend up to",
+"my sister Anna", "Mr. Zhang", "我喜欢", "我的预算是" — never tuned to any evaluation data.
+The clause reader (``clauses.py``, ``chinese.py``) keeps its own patterns next to its logic and
+its word lists in ``lexicon.py``.
 """
 
 from __future__ import annotations
@@ -35,30 +37,6 @@ _CURRENCY = {
     "人民币": "CNY",
     "美元": "USD",
 }
-_PRONOUNS = {
-    "it",
-    "that",
-    "this",
-    "you",
-    "them",
-    "him",
-    "her",
-    "those",
-    "these",
-    "me",
-    "us",
-    "one",
-    "to",
-    "so",
-    "too",
-    "it too",
-    "that too",
-    "yours",
-    "what",
-    "how",
-    "when",
-}
-
 _EN_PREFS: list[tuple[re.Pattern[str], str, float]] = [
     (
         re.compile(
@@ -92,13 +70,6 @@ _EN_PREFS: list[tuple[re.Pattern[str], str, float]] = [
         0.6,
     ),
 ]
-_FAVOURITE_A = re.compile(
-    r"(?P<obj>[A-Z\u4e00-\u9fff][^.!?;,，。！？]{1,50}?)\s+(?:is|are)\s+(?:definitely\s+|still\s+)?my\s+(?:all-time\s+|absolute\s+)?favou?rite(?:\s+(?P<cat>[a-z]+))?",
-    re.I,
-)
-_FAVOURITE_B = re.compile(
-    rf"\bmy\s+favou?rite\s+(?P<cat>[a-z][a-z ]{{1,25}}?)\s+(?:is|are)\s+{_OBJ}{_END}", re.I
-)
 _ZH_PREFS: list[tuple[re.Pattern[str], str, float]] = [
     (
         re.compile(
@@ -124,25 +95,20 @@ _ZH_PREFS: list[tuple[re.Pattern[str], str, float]] = [
 ]
 _BUDGET = [
     re.compile(
-        rf"\b(?:my|our|the)\s+budget\s+(?:is|was|of|will be|would be)\s+(?:about\s+|around\s+|roughly\s+|up to\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        rf"\b(?:my|our|the)\s+(?:[\w-]+\s+){{0,2}}?budget(?:\s+(?:for|on|of)\s+[^.!?;,]{{1,40}}?)?\s+"
+        rf"(?:is|was|of|will be|would be|is now|now is|has gone up to|went up to|is up to)\s+"
+        rf"(?:now\s+)?(?:about\s+|around\s+|roughly\s+|up to\s+|at most\s+|max\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
         re.I,
     ),
     re.compile(
-        rf"\bI\s+(?:can|could|am able to|'m able to)\s+(?:now\s+)?(?:go|spend|pay|afford)\s+(?:up\s+to\s+|as much as\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        rf"\b(?:I|we)\s+(?:can|could|am able to|are able to|'m able to)\s+(?:now\s+|only\s+|still\s+)?"
+        rf"(?:go|spend|pay|afford)\s+(?:up\s+to\s+|as much as\s+|about\s+|around\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
         re.I,
     ),
     re.compile(
         rf"我的?预算(?:是|为|有|在)?(?:大概|大约|差不多)?{_MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
     ),
 ]
-_MY_FACT = re.compile(
-    r"\bmy\s+(?P<attr>(?!budget\b|favou?rite\b)[a-z][a-z ]{1,24}?)\s+is\s+(?P<val>[^.!?;,]{1,60}?)"
-    + _END,
-    re.I,
-)
-_LIVE = re.compile(r"\bI\s+(?:live|am living|'m living)\s+in\s+(?P<val>[A-Z][\w ]{1,40}?)" + _END)
-_WORK = re.compile(r"\bI\s+work\s+(?P<how>as|at|for)\s+(?P<val>[^.!?;,]{2,50}?)" + _END, re.I)
-_AGE = re.compile(r"\bI(?:'m| am)\s+(?P<val>\d{1,3})\s+years?\s+old\b", re.I)
 _RELATIONS = (
     "wife|husband|partner|boyfriend|girlfriend|son|daughter|kid|child|mother|mom|mum|father|dad|"
     "brother|sister|grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|friend|best friend|"
@@ -354,12 +320,5 @@ _CONSTRAINT = re.compile(
 )
 _DECISION = re.compile(
     r"\b(?:let's|let us|I'll|I will|we'll|we will|decided|go with|book it|choose|chose|confirm|confirmed)\b|决定|就选|确定|订了",
-    re.I,
-)
-_EVENT_CUES = re.compile(
-    r"\b(?:meet|meeting|met|move|moved|reschedul\w*|book\w*|went|go(?:ing)? to|visit\w*|call\w*|"
-    r"fl(?:y|ew)|flight|appointment|dinner|lunch|party|trip|travel\w*|start\w*|finish\w*|"
-    r"join\w*|attend\w*|ran|run|took|take|bought|adopt\w*|graduat\w*|married|birthday|concert|"
-    r"class|interview|conference|wedding|camping|hik\w*|painted|signed up)\b|会议|开会|见面|预订|去|约|飞|出差",
     re.I,
 )

@@ -3,13 +3,15 @@
 Design: a pure function, :func:`merge_fields`, decides what a new candidate does to the current
 record with the same key — nothing (``skip``), merge in place (``update``: accumulated lists,
 weighted strengths, filled gaps) or replace it (``supersede``: a ``latest_wins`` /
-``max_confidence`` field got a different value). The caller (``layers/semantic.py``) turns the
+``max_confidence`` field got a different value, or an accumulated ``"key: value"`` entry got a
+new value for its key, e.g. a person's ``"occupation: teacher"``). The caller (``layers/semantic.py``) turns the
 decision into records: a superseded version is kept with ``valid_to`` closed and a
 ``contradicts`` link, the new version links ``supersedes`` — nothing is overwritten destructively.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -52,15 +54,44 @@ def same_value(a: Any, b: Any) -> bool:
     return entity_key(a) == entity_key(b)
 
 
-def _accumulate(old: Any, new: Any) -> Any:
+_KEYED = re.compile(r"^(?P<k>[^:]{1,40}):\s+(?P<v>.+)$", re.S)
+
+
+def _entry_key(item: Any) -> str | None:
+    m = _KEYED.match(item) if isinstance(item, str) else None
+    return entity_key(m.group("k")) if m else None
+
+
+def accumulate(old: Any, new: Any) -> tuple[Any, bool]:
+    """``old`` with ``new``'s items added; a ``"key: value"`` string replaces the entry with
+    the same key. Returns the merged value and whether an entry was replaced.
+
+    >>> accumulate(["occupation: nurse", "likes tea"], ["occupation: teacher", "likes tea"])
+    (['occupation: teacher', 'likes tea'], True)
+    """
     if isinstance(old, list) or isinstance(new, list):
         merged = list(old or [])
         seen = {entity_key(x) for x in merged}
+        replaced = False
         for item in new or []:
-            if entity_key(item) not in seen:
+            if entity_key(item) in seen:
+                continue
+            key = _entry_key(item)
+            same = [i for i, x in enumerate(merged) if key is not None and _entry_key(x) == key]
+            if same:
+                merged[same[0]] = item
+                replaced = True
+            else:
                 merged.append(item)
-                seen.add(entity_key(item))
-        return merged
+            seen = {entity_key(x) for x in merged}
+        return merged, replaced
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **new}, False
+    return (old if _empty(new) else new), False
+
+
+def _accumulate(old: Any, new: Any) -> Any:
+    return accumulate(old, new)[0]
     if isinstance(old, dict) and isinstance(new, dict):
         return {**old, **new}
     return old if _empty(new) else new
@@ -104,10 +135,10 @@ def merge_fields(
         elif policy == "first_write":
             continue
         elif policy == "accumulate":
-            value = _accumulate(o, n)
+            value, replaced = accumulate(o, n)
             if value != o:
                 merged[name] = value
-                changed.append(name)
+                (contradicted if replaced else changed).append(name)
         elif policy == "weighted":
             if isinstance(o, (int, float)) and isinstance(n, (int, float)):
                 total = max(old_confidence + new_confidence, 1e-9)

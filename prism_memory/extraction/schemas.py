@@ -71,6 +71,11 @@ class Fact(_Schema):
     amount: float | None = Field(default=None, description="The number in the value, if any.")
     unit: str | None = Field(default=None, description="Currency or unit of the amount.")
     subject: str = Field(default="user", description="Whose attribute it is.")
+    predicate: str | None = Field(
+        default=None,
+        description="How the statement reads between subject and value ('plays' in 'Maya "
+        "plays bass'); without it the fact reads '<subject>'s <attribute>: <value>'.",
+    )
 
 
 class Person(_Schema):
@@ -116,40 +121,100 @@ class TaskState(_Schema):
         return self.status in ("done", "failed", "cancelled")
 
 
-def _short(text: str, limit: int = 80) -> str:
-    """A reason shown in a record's text is cut to ``limit`` characters (all are in ``fields``)."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _who(name: object) -> str:
+    text = str(name or "user")
+    return "User" if text == "user" else text
+
+
+def _possessive(name: object) -> str:
+    who = _who(name)
+    return who + ("'" if who.endswith("s") else "'s")
+
+
+_POLARITY_VERB = {"like": "likes", "dislike": "dislikes", "avoid": "avoids", "need": "needs"}
+# how a slot reads as a sentence: "<subject> <phrase> <value>"
+_SLOT_PHRASES = {
+    "home city": "lives in",
+    "occupation": "works as",
+    "workplace": "works at",
+    "diet": "is",
+    "dietary restriction": "is",
+    "hometown": "is from",
+    "preferred name": "goes by",
+    "commute": "",
+    "pet": "has a",
+}
 
 
 def _render_preference(f: dict[str, Any]) -> str:
-    verb = {"like": "likes", "dislike": "dislikes", "avoid": "avoids", "need": "needs"}
-    holder = f.get("holder") or "user"
-    who = "User" if holder == "user" else holder
-    text = f"{who} {verb.get(str(f.get('polarity')), 'likes')} {f.get('subject')}"
-    if f.get("reasons"):
-        text += " (" + "; ".join(_short(str(r)) for r in f["reasons"][-3:]) + ")"
+    """``Maya likes aisle seats``: who, polarity, what (the quoted reasons stay in ``fields``)."""
+    text = f"{_who(f.get('holder'))} {_POLARITY_VERB.get(str(f.get('polarity')), 'likes')} {f.get('subject')}"
+    if f.get("category") and str(f["category"]).lower() not in str(f.get("subject")).lower():
+        text += f" ({f['category']})"
     return text
+
+
+def _is_cjk(text: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" for ch in text)
 
 
 def _render_fact(f: dict[str, Any]) -> str:
-    subject = f.get("subject") or "user"
-    owner = "User's" if subject == "user" else f"{subject}'s"
-    return f"{owner} {f.get('attribute')}: {f.get('value')}"
+    """``Maya plays bass in a jazz band``, ``Maya lives in Leipzig``, ``User's budget: 1200``."""
+    who = _who(f.get("subject"))
+    value = str(f.get("value"))
+    attribute = str(f.get("attribute"))
+    predicate = f.get("predicate")
+    if predicate is None and attribute in _SLOT_PHRASES:
+        predicate = _SLOT_PHRASES[attribute]
+    if attribute == "age" and predicate is None:
+        return f"{who} is {value} years old" if value.isdigit() else f"{who} is {value}"
+    if predicate is not None:
+        out = ""
+        for part in (who, str(predicate), value):
+            if not part:
+                continue
+            cjk_join = out and _is_cjk(out[-1]) and _is_cjk(part[0])
+            out += ("" if not out or cjk_join else " ") + part
+        return out
+    return f"{_possessive(f.get('subject'))} {attribute}: {value}"
+
+
+def _person_entry(entry: object) -> str:
+    """One card entry as read: ``occupation: nurse`` -> ``works as nurse``."""
+    text = str(entry)
+    key, sep, value = text.partition(": ")
+    if not sep:
+        return text
+    if key == "age":
+        return f"is {value} years old" if value.isdigit() else f"is {value}"
+    phrase = _SLOT_PHRASES.get(key)
+    return f"{phrase} {value}".strip() if phrase is not None else text
 
 
 def _render_person(f: dict[str, Any]) -> str:
-    text = f"Person: {f.get('name')}"
-    if f.get("relationship"):
-        text += f" ({f['relationship']})"
-    if f.get("attributes"):
-        text += ": " + "; ".join(str(a) for a in f["attributes"][-5:])
-    return text
+    """``Anna (sister): works as nurse in Berlin; likes hiking`` or ``Person: Anna (sister)``."""
+    name = str(f.get("name"))
+    rel = f" ({f['relationship']})" if f.get("relationship") else ""
+    if not f.get("attributes"):
+        return f"Person: {name}{rel}"
+    return f"{name}{rel}: " + "; ".join(_person_entry(a) for a in f["attributes"][-8:])
+
+
+def _when(value: object) -> str:
+    """An ISO date/time as shown: ``2026-05-15``, ``2026-05-15 15:00``, ``2026-10``, ``2019``."""
+    text = str(value)
+    if "T" not in text:
+        return text
+    day, _, clock = text.partition("T")
+    clock = clock[:5]
+    return day if clock in ("00:00", "") else f"{day} {clock}"
 
 
 def _render_event(f: dict[str, Any]) -> str:
+    """``Hannah has a call with the landlord (2026-05-15 15:00)``."""
     text = str(f.get("description"))
     if f.get("when"):
-        text += f" [when: {f['when']}]"
+        text += f" ({_when(f['when'])})"
     if f.get("outcome"):
         text += f" -> {f['outcome']}"
     return text

@@ -8,8 +8,20 @@ Design:
   version id (the key's id + its version number ``metadata["version"]``, never a clock reading,
   so the same writes give the same ids) with ``status=superseded``, ``valid_to`` closed and a ``contradicts`` link to the
   current id; the new version takes the current id and links ``supersedes`` to the copy.
+- A candidate may carry its own identity (``Candidate.key``): a *slot* ("budget", "home city",
+  "favourite coffee shop") keeps one current value, so a new value supersedes the old one even
+  when the schema's natural key differs (a new favourite); a statement that can hold many
+  values is keyed with its value and never supersedes a sibling.
+- A candidate may name what it replaces (``Candidate.retire``: "the Madrid flight is now on
+  March 19" -> ``madrid``; ``retire_date``: "五一的计划改了"): the holder's current events and
+  facts from other turns that contain all those words (or fall on that day) are closed
+  (``valid_to``, ``status=superseded``, linked both ways) when it is written.
 - Keyless schemas (events) are deduplicated by content. Extracted events live in the episodic
   layer, facts/preferences/persons in the semantic layer; all are scoped without ``session_id``.
+  A rule record's dense vector is its source sentence's (shared with the turn when the turn is
+  that one sentence); its sparse vector is its own short text.
+- The rule extractor gets the names of persons already known in the scope (read once per
+  scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
 - Task state (working layer) is written here too: it is a validated ``TaskState`` record.
 """
 
@@ -21,9 +33,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PrismError
-from ..extraction.reconcile import merge_fields
+from ..extraction.reconcile import MergeOutcome, merge_fields
 from ..extraction.rules import Candidate, extract
-from ..extraction.schemas import SchemaSpec, TaskState
+from ..extraction.schemas import SchemaSpec, TaskState, entity_key
 from ..records import (
     Entity,
     Kind,
@@ -33,10 +45,12 @@ from ..records import (
     Scope,
     Source,
     Status,
+    is_record_id,
     make_record_id,
     utcnow,
 )
-from ..stores import PointData
+from ..stores import PointData, RecordFilter
+from ..stores.filters import Condition
 from .result import RecordChange, RememberResult
 from .working import task_record_id, task_summary
 
@@ -90,6 +104,48 @@ def _redact_candidates(candidates: Sequence[Candidate]) -> None:
         c.evidence = redact(c.evidence)
 
 
+def _holder(record: MemoryRecord) -> str:
+    """Whose record it is (the user is ``"user"``, whatever the speaker's name)."""
+    f = record.fields
+    if record.schema_name == "Event":
+        return str(f.get("actor") or "user").lower()
+    if record.schema_name == "Preference":
+        return str(f.get("holder") or "user").lower()
+    return str(f.get("subject") or "user").lower()
+
+
+def _label(record: MemoryRecord) -> str:
+    """What a record is about, in a few words ("home city", "aisle seats", "Madrid flight")."""
+    f = record.fields
+    if record.schema_name == "Fact":
+        return str(f.get("attribute") or "")
+    if record.schema_name == "Preference":
+        return str(f.get("category") or f.get("subject") or "")
+    if record.schema_name == "Person":
+        return str(f.get("name") or "")
+    words = str(f.get("description") or record.text).split()
+    return " ".join(words[:6])
+
+
+def _note_changed(
+    changed: dict[str, set[str]], old: MemoryRecord, new_sources: Sequence[str]
+) -> None:
+    """Remember which turns stated a value that ``old``'s successor replaces."""
+    label = _label(old)
+    if not label:
+        return
+    for source in old.provenance.source_ids:
+        if source not in new_sources and is_record_id(source):
+            changed.setdefault(source, set()).add(label)
+
+
+def _local_day(value: datetime, like: datetime | None) -> str:
+    """``value``'s day in the time zone of ``like`` (the new record's own date)."""
+    if like is not None and like.tzinfo is not None:
+        value = value.astimezone(like.tzinfo)
+    return value.date().isoformat()
+
+
 class SemanticWriter:
     """Turns candidates into records for a :class:`~prism_memory.Memory`.
 
@@ -98,22 +154,55 @@ class SemanticWriter:
         >>> m = Memory(location=":memory:", embedder=FakeEmbedder())
         >>> _ = m.remember("I love seafood", user_id="a")
         >>> [r.text for r in m.list(user_id="a", kind="preference")]
-        ['User likes seafood (I love seafood)']
+        ['User likes seafood']
         >>> m.close()
     """
 
     def __init__(self, memory: WriteAPI) -> None:
         self.m = memory
+        self._people: dict[str, set[str]] = {}  # scope key -> names of known persons
+
+    def known_people(self, scope: Scope) -> set[str]:
+        """Names of the persons recorded in the scope (read from the store once per scope)."""
+        key = scope.key()
+        names = self._people.get(key)
+        if names is None:
+            flt = RecordFilter(
+                must=[
+                    Condition("schema", "eq", "Person"),
+                    Condition("status", "eq", Status.ACTIVE.value),
+                ]
+            )
+            names = set()
+            try:
+                for record in self.m.iter_records(scope, flt):
+                    name = record.fields.get("name")
+                    if isinstance(name, str) and name:
+                        names.add(name)
+            except PrismError as exc:  # a read failure must not fail the write
+                log.debug("known persons of %s not read: %s", key, exc)
+            if len(self._people) > 1024:
+                self._people.clear()
+            self._people[key] = names
+        return names
 
     # -- candidates -----------------------------------------------------------------------
-    def rule_candidates(self, turns: Sequence[MemoryRecord]) -> list[Candidate]:
+    def rule_candidates(
+        self, turns: Sequence[MemoryRecord], scope: Scope | None = None
+    ) -> list[Candidate]:
         out: list[Candidate] = []
         user_specs = [s for s in self.m.schemas.user_schemas() if s.extract is not None]
         for turn in turns:
             if turn.metadata.get("role") != "user":
                 continue
             when = turn.event_time or turn.created_at
-            found = extract(turn.text, event_time=when, speaker=turn.speaker)
+            people = self.known_people(scope) if scope is not None else set()
+            found = extract(turn.text, event_time=when, speaker=turn.speaker, people=people)
+            people.update(
+                str(c.fields["name"])
+                for c in found
+                if c.schema == "Person" and c.fields.get("name")
+            )
             for spec in user_specs:
                 assert spec.extract is not None
                 try:
@@ -132,19 +221,32 @@ class SemanticWriter:
 
     def prepare(
         self, turns: Sequence[MemoryRecord], scope: Scope, result: RememberResult
-    ) -> tuple[list[MemoryRecord], dict[str, str]]:
+    ) -> tuple[list[MemoryRecord], dict[str, str], dict[str, list[float]]]:
         """Records to write (in the caller's embedding batch) for the rule candidates of turns,
-        and ``{event id: turn id}``: a rule event is its turn's text, so it shares its vector."""
-        records = self.reconcile(self.rule_candidates(turns), scope, result)
-        turn_ids = {t.id for t in turns}
-        shared = {
-            r.id: r.provenance.source_ids[-1]
-            for r in records
-            if r.kind == Kind.EVENT
-            and r.provenance.source_ids
-            and r.provenance.source_ids[-1] in turn_ids
-        }
-        return records, shared
+        ``{record id: turn id}`` and ``{record id: dense vector}``. A rule record's dense vector
+        is that of the sentence it comes from (what it states, in its own words: "Mel: I have
+        a cat named Bailey"), so it is found by the same questions as that sentence and not by
+        every question with its holder's name; from a one-sentence turn it shares the turn's
+        vector (no embedding). Its sparse vector is its own short text."""
+        records = self.reconcile(self.rule_candidates(turns, scope), scope, result)
+        by_id = {t.id: t for t in turns}
+        shared: dict[str, str] = {}
+        texts: dict[str, str] = {}
+        for r in records:
+            turn = by_id.get(r.provenance.source_ids[-1]) if r.provenance.source_ids else None
+            if turn is None:
+                continue
+            sentence = str(r.metadata.get("evidence") or "").strip()
+            if not sentence or " ".join(sentence.split()) == " ".join(turn.text.split()):
+                shared[r.id] = turn.id
+            else:
+                texts[r.id] = f"{turn.speaker}: {sentence}" if turn.speaker else sentence
+        dense: dict[str, list[float]] = {}
+        if texts:
+            ids = list(texts)
+            vectors = self.m.embedder.embed_documents([texts[i] for i in ids])
+            dense = {i: list(map(float, v)) for i, v in zip(ids, vectors, strict=True)}
+        return records, shared, dense
 
     # -- reconciliation -------------------------------------------------------------------
     def reconcile(
@@ -155,6 +257,7 @@ class SemanticWriter:
         The caller holds ``scope_lock(scope)`` and writes the returned records.
         """
         pending: dict[str, MemoryRecord] = {}
+        changed_turns: dict[str, set[str]] = {}  # turn id -> what it said that changed since
         keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
         if self.m.config.safety.redact_pii:
             _redact_candidates(candidates)
@@ -162,9 +265,11 @@ class SemanticWriter:
             try:
                 spec = self.m.schemas.get(cand.schema)
                 fields = spec.validate_fields(cand.fields)
-                key = spec.key_string(fields)
+                key = cand.key or spec.key_string(fields)
                 if key is None:
                     key = spec.name + "|" + spec.text(fields)
+                elif cand.key:
+                    key = "|".join(entity_key(part) for part in key.split("|"))
             except PrismError as exc:
                 log.info("candidate %s dropped: %s", cand.schema, exc)
                 continue
@@ -191,6 +296,12 @@ class SemanticWriter:
                 cand.confidence,
                 explicit=set(cand.fields),
             )
+            natural_old, natural_new = spec.key_string(current.fields), spec.key_string(fields)
+            if cand.key and natural_old is not None and natural_old != natural_new:
+                # the slot holds something else now ("my favourite cafe is ..."): a new value
+                outcome = MergeOutcome(
+                    "supersede", dict(fields), list(spec.key), list(spec.key), cand.confidence
+                )
             if outcome.action == "skip":
                 merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
                 if merged_ids != current.provenance.source_ids and rid not in pending:
@@ -227,6 +338,7 @@ class SemanticWriter:
                 old_copy = self._supersede(
                     current, rid, scope, new.valid_from or utcnow(), rid in pending
                 )
+                _note_changed(changed_turns, current, cand.source_ids)
                 new.metadata["version"] = version + 1
                 new.relations = [
                     *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
@@ -237,7 +349,91 @@ class SemanticWriter:
                 result.added.append(
                     RecordChange(new, f"new value of {spec.name} ({outcome.reason})")
                 )
+        retiring = [
+            (c, rid) for c, _, _, _, rid in keyed if (c.retire or c.retire_date) and rid in pending
+        ]
+        if retiring:
+            self._retire(retiring, pending, scope, result, changed_turns)
+        if changed_turns:
+            self._mark_changed(changed_turns, scope)
         return list(pending.values())
+
+    def _mark_changed(self, changed: dict[str, set[str]], scope: Scope) -> None:
+        """Note on the source turns of superseded records what they said that later changed
+        (``metadata["changed_later"]``): a context shows such a turn with that note, so the
+        old value reads as history, not as what holds now."""
+        turns = self.m.store.get(list(changed), scope)
+        for turn in turns:
+            if turn.kind != Kind.OBSERVATION:
+                continue
+            labels = sorted(set(turn.metadata.get("changed_later") or []) | changed[turn.id])
+            metadata = {**turn.metadata, "changed_later": labels}
+            self.m.store.set_payload([turn.id], scope, {"metadata": metadata})
+
+    def _retire(
+        self,
+        retiring: Sequence[tuple[Candidate, str]],
+        pending: dict[str, MemoryRecord],
+        scope: Scope,
+        result: RememberResult,
+        changed_turns: dict[str, set[str]],
+    ) -> None:
+        """Close the holder's current records that a change statement replaces."""
+        flt = RecordFilter(
+            must=[
+                Condition(
+                    "kind", "any", [Kind.EVENT.value, Kind.FACT.value, Kind.PREFERENCE.value]
+                ),
+                Condition("status", "eq", Status.ACTIVE.value),
+            ]
+        )
+        try:
+            current = [r for r in self.m.iter_records(scope, flt) if r.id not in pending]
+        except PrismError as exc:
+            log.info("records to retire not read: %s", exc)
+            return
+        for cand, rid in retiring:
+            new = pending[rid]
+            holder = _holder(new)
+            words = [w.lower() for w in cand.retire if w]
+            turn_ids = set(cand.source_ids)
+            for old in current:
+                if old.status != Status.ACTIVE or _holder(old) != holder:
+                    continue
+                if turn_ids & set(old.provenance.source_ids):
+                    continue  # said in the same turn
+                values = [str(v) for k, v in old.fields.items() if k not in ("reasons", "evidence")]
+                haystack = " ".join([old.text, *values]).lower()
+                by_words = bool(words) and all(w in haystack for w in words)
+                by_day = (
+                    cand.retire_date is not None
+                    and old.kind == Kind.EVENT
+                    and old.event_time is not None
+                    and _local_day(old.event_time, cand.event_time) == cand.retire_date
+                )
+                if not (by_words or by_day):
+                    continue
+                when = new.valid_from or utcnow()
+                old.status = Status.SUPERSEDED
+                old.valid_to = max(when, old.valid_from or when)
+                old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
+                old.metadata = {**old.metadata, "superseded_by": new.id}
+                self.m.store.set_payload(
+                    [old.id],
+                    scope,
+                    {
+                        "status": old.status.value,
+                        "valid_to": old.valid_to.isoformat(),
+                        "relations": [r.model_dump(mode="json") for r in old.relations],
+                        "metadata": old.metadata,
+                        "updated_at": utcnow().isoformat(),
+                    },
+                )
+                new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
+                _note_changed(changed_turns, old, cand.source_ids)
+                result.superseded.append(
+                    RecordChange(old, "replaced by a change: " + (", ".join(words) or "same day"))
+                )
 
     def _supersede(
         self, current: MemoryRecord, rid: str, scope: Scope, when: datetime, in_batch: bool

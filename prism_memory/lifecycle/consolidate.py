@@ -6,8 +6,9 @@ Design:
   between neighbours). Each window becomes one ``summary`` record in the semantic layer,
   scoped without ``session_id``, ``source_ids`` = its turns, ``event_time`` = its first turn.
 - Without an LLM the summary is extractive (:func:`extractive_summary`: the most informative
-  sentences, speaker-tagged, within a token bound); with one it is distilled by the model, with
-  the extractive text as the fallback. Optional reflection asks the model for insights over the
+  statements, whole sentences told in the third person ("Ann adopted a puppy"), within a token
+  bound); with one it is distilled by the model, with the extractive text as the fallback.
+  Summaries are session digests: rendered in the timeline, never among the facts. Optional reflection asks the model for insights over the
   new summaries and writes ``reflection`` records.
 - Turns are marked (their ``consolidated_at`` field, kept by ``update`` and by export/import)
   so a second run does no work: idempotent.
@@ -30,7 +31,9 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from .._llm import call_llm
+from ..extraction.clauses import third_person
 from ..extraction.rules import score_importance
+from ..extraction.sentences import is_cjk, speech_act, split_sentences
 from ..layers.result import RecordChange, RememberResult
 from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, make_record_id, utcnow
 from ..stores import RecordFilter
@@ -78,31 +81,62 @@ def split_windows(turns: Sequence[MemoryRecord], window: int = WINDOW) -> list[l
     return out
 
 
+def _told(sentence: str, turn: MemoryRecord) -> str:
+    """A sentence of a turn told about its speaker ("I moved to Lisbon" -> "Ann moved to
+    Lisbon"), so the summary reads as prose without speaker tags."""
+    who = turn.speaker if turn.speaker and turn.speaker not in _ROLE_NAMES else None
+    role = str(turn.metadata.get("role") or "user")
+    if role == "assistant":
+        return f"The assistant said: {sentence}"
+    if is_cjk(sentence):
+        return re.sub(r"我(?!们)", who or "用户", sentence, count=1)
+    if not re.search(r"\b(?:I|[Mm]y|me)\b", sentence):
+        return sentence
+    return third_person(sentence, who or "The user")
+
+
+# greetings and reactions carry no content worth a summary's tokens
+_REACTION = re.compile(
+    r"^\W*(?:hey|hi|hello|wow|whoa|thanks|thank you|good to see|great to see|nice to see|"
+    r"long time|congrats|congratulations|omg|yay|aww|haha|lol|that's (?:great|awesome|cool|"
+    r"amazing|so cool|wonderful)|that sounds|sounds (?:great|good|fun)|glad|so glad|same here|"
+    r"me too|no way|oh)\b",
+    re.I,
+)
+_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "human", "ai"})
+
+
 def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_TOKENS) -> str:
-    """The most informative sentences of the turns, in order, speaker-tagged, within ``max_tokens``."""
-    sentences: list[tuple[int, float, str]] = []
+    """The most informative statements of the turns, in order, told in the third person,
+    within ``max_tokens``. Sentences, not turn fragments: split where a sentence ends (not at
+    "Dr." or "St."), questions and chit-chat left out while there are statements to pick."""
+    candidates: list[tuple[int, int, float, str, bool]] = []
     for i, turn in enumerate(turns):
-        for s in re.split(r"(?<=[.!?。！？])\s+", turn.text.strip()):
-            if len(s) < 12:
+        keys = {e.key for e in turn.entities}
+        for j, sentence in enumerate(split_sentences(turn.text.strip())):
+            if len(sentence) < 12 or len(sentence.split()) < 4 or _REACTION.match(sentence):
                 continue
-            score = score_importance(s) + 0.1 * len(_words(s) & {e.key for e in turn.entities})
-            sentences.append((i, score, f"{turn.speaker or 'user'}: {s}"))
-    if not sentences:
-        sentences = [
-            (i, 0.0, f"{t.speaker or 'user'}: {t.text[:200]}") for i, t in enumerate(turns)
-        ]
-    chosen: list[tuple[int, float, str]] = []
+            statement = speech_act(sentence) == "statement"
+            score = score_importance(sentence) + 0.1 * len(_words(sentence) & keys)
+            if turn.metadata.get("role") == "assistant":
+                score -= 0.2
+            candidates.append((i, j, score, _told(sentence, turn), statement))
+    statements = [c for c in candidates if c[4]]
+    pool = statements or candidates
+    if not pool:
+        pool = [(i, 0, 0.0, _told(t.text[:200], t), False) for i, t in enumerate(turns)]
+    chosen: list[tuple[int, int, float, str, bool]] = []
     used = 0
-    for item in sorted(sentences, key=lambda x: -x[1]):
-        cost = count_tokens(item[2])
+    for item in sorted(pool, key=lambda x: (-x[2], x[0], x[1])):
+        cost = count_tokens(item[3])
         if used + cost > max_tokens and chosen:
             continue
         chosen.append(item)
         used += cost
         if used >= max_tokens:
             break
-    chosen.sort(key=lambda x: x[0])
-    return " ".join(text for _, _, text in chosen)
+    chosen.sort(key=lambda x: (x[0], x[1]))
+    return " ".join(text for _, _, _, text, _ in chosen)
 
 
 def centroid(vectors: Sequence[Sequence[float]]) -> list[float] | None:

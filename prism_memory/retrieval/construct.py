@@ -200,6 +200,27 @@ def _tokens(text: str) -> int:
     return count_tokens(text)
 
 
+def _related(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """A turn and a record derived from it, or two different records derived from one turn
+    (an occupation and a home city)."""
+    if a.id in b.provenance.source_ids or b.id in a.provenance.source_ids:
+        return True
+    if a.kind == Kind.OBSERVATION or b.kind == Kind.OBSERVATION or a.text == b.text:
+        return False
+    turns_a = {i for i in a.provenance.source_ids if is_record_id(i)}
+    return bool(turns_a & set(b.provenance.source_ids))
+
+
+def carry_dates(derived: MemoryRecord, turn: MemoryRecord) -> None:
+    """A turn shown instead of the event extracted from it keeps the event's resolved date
+    ("yesterday" -> 7 May 2023): one line, the turn's words and the absolute date."""
+    when = derived.fields.get("when") if derived.kind == Kind.EVENT else None
+    if isinstance(when, str) and when:
+        dates = turn.metadata.setdefault("_dates", [])
+        if when not in dates:
+            dates.append(when)
+
+
 def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
     """Near-duplicate removal: cosine of the vectors when present, else word-set Jaccard."""
     if len(items) < 2:
@@ -225,9 +246,17 @@ def _dedup(items: list[Scored], config: RetrievalConfig) -> list[Scored]:
         remaining.remove(nxt)
         dup = None
         if chosen:
-            row = sims[nxt, chosen]
-            hit = int(np.argmax(row >= config.dedup_threshold))
-            dup = chosen[hit] if row[hit] >= config.dedup_threshold else None
+            close = np.flatnonzero(sims[nxt, chosen] >= config.dedup_threshold)
+            # a turn and a record made from it, or two records of one turn, share the turn's
+            # vector but not their content: never near-duplicates (packing keeps a turn once)
+            dup = next(
+                (
+                    chosen[k]
+                    for k in close
+                    if not _related(items[nxt].record, items[chosen[k]].record)
+                ),
+                None,
+            )
         if dup is None:
             chosen.append(nxt)
             continue
@@ -262,9 +291,14 @@ def _turn_keys(record: MemoryRecord) -> frozenset[str]:
 
 
 def _derived_sources(record: MemoryRecord) -> frozenset[str]:
-    """The sources of a fact or summary derived from stored records (empty for anything else)."""
+    """The sources of a record derived from stored turns (a fact, an extracted event, a
+    summary); empty for a turn or anything else. A derived record whose turns are all in the
+    context says nothing new: one turn appears once."""
     ids = record.provenance.source_ids
-    if record.layer != Layer.SEMANTIC or not any(is_record_id(i) for i in ids):
+    derived = record.layer == Layer.SEMANTIC or (
+        record.layer == Layer.EPISODIC and record.kind != Kind.OBSERVATION
+    )
+    if not derived or not any(is_record_id(i) for i in ids):
         return frozenset()
     return frozenset(ids)
 
@@ -351,6 +385,12 @@ def pack(
             )
         )
 
+    by_id = {c.record.id: c.record for c in candidates}
+    for c in candidates:  # an event and its turn both eligible: the turn line carries the date
+        for source in c.record.provenance.source_ids:
+            turn = by_id.get(source)
+            if turn is not None and turn.kind == Kind.OBSERVATION and c.record.kind == Kind.EVENT:
+                carry_dates(c.record, turn)
     line_tokens = [_tokens(item_line(item)) + 1 for item in candidates]
     # recall per token: an item longer than ``long_item_tokens`` competes at a reduced priority
     order = sorted(

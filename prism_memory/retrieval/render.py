@@ -2,9 +2,11 @@
 
 Design:
 - One block ``<memories>...</memories>`` whose first line tells the model the content is
-  stored data, not instructions. Inside, sections in a fixed order: task state, facts,
-  timeline (episodic, in time order, grouped under one date header per day/session so the
-  date is paid for once), recent turns of the current session.
+  stored data, not instructions. Inside, sections in a fixed order: task state, facts
+  (facts, preferences and persons only, each a short statement with the date it holds from:
+  "- Maya likes aisle seats (since 2026-05-14)"), timeline (turns, extracted events and
+  session summaries, in time order, grouped under one date header per day so the date is paid
+  for once; a derived line starts with "- "), recent turns of the current session.
 - Every item carries its source (speaker or source) and time (its line, or its group header).
 - Quarantined records are refused here as a last line of defence, whatever the caller
   passed.
@@ -27,7 +29,7 @@ import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 
-from ..records import Layer, MemoryRecord, Trust
+from ..records import Kind, Layer, MemoryRecord, Source, Trust
 from .context import ContextItem
 
 __all__ = [
@@ -169,11 +171,27 @@ def format_day(t: datetime) -> str:
     return escape(f"{t.day} {t.strftime('%b %Y')}")
 
 
+_DIGESTS = frozenset({Kind.SUMMARY, Kind.REFLECTION})
+
+
+def _shown_date(when: object) -> str:
+    """An event's ISO date as a reader reads it: ``7 May 2023``, ``May 2023``, ``2022``."""
+    text = str(when)
+    try:
+        if len(text) == 4 and text.isdigit():
+            return text
+        if len(text) == 7:
+            return datetime.strptime(text, "%Y-%m").strftime("%b %Y")
+        return format_day(datetime.fromisoformat(text))
+    except ValueError:
+        return ""
+
+
 def section_of(record: MemoryRecord, buffer_session: str | None) -> str:
-    """Which section a record belongs to."""
+    """Which section a record belongs to: session digests are timeline, not facts."""
     if record.layer == Layer.WORKING:
         return "working"
-    if record.layer == Layer.SEMANTIC:
+    if record.layer == Layer.SEMANTIC and record.kind not in _DIGESTS:
         return "semantic"
     if record.layer == Layer.BUFFER and buffer_session and record.session_id == buffer_session:
         return "buffer"
@@ -186,18 +204,37 @@ def _who(record: MemoryRecord) -> str:
     )
 
 
+def _derived(record: MemoryRecord) -> bool:
+    """A record made from turns (an extracted event, a summary), not a turn itself."""
+    return record.kind in (Kind.EVENT, Kind.SUMMARY, Kind.REFLECTION) or (
+        record.provenance.source == Source.DERIVED
+    )
+
+
 def item_line(item: ContextItem) -> str:
     """The line shown for one item (without its group header)."""
     r = item.record
     text = escape(item.shown)
     flag = " [conflicts with another memory]" if r.metadata.get("_conflict") else ""
     if item.section in ("episodic", "buffer"):
+        if _derived(r):
+            label = "summary: " if r.kind in _DIGESTS else ""
+            return f"- {label}{text}{flag}"
+        dates = [_shown_date(d) for d in r.metadata.get("_dates") or []]
+        dates = [d for d in dates if d and d != format_day(r.time)]
+        if dates:  # the absolute date of what the turn tells ("yesterday" -> 7 May 2023)
+            text += " [date: " + "; ".join(dates) + "]"
+        changed = r.metadata.get("changed_later")
+        if changed:  # what this turn said was replaced later: history, not the current value
+            flag += " [later changed: " + ", ".join(escape(str(c)) for c in changed) + "]"
         return f"{_who(r)}: {text}{flag}"
     if item.section == "working":
         head = f"[task {escape(r.task_id)}] " if r.task_id else ""
         return f"- {head}{text}{flag}"
-    source = escape(r.provenance.source.value)
-    return f"- {text} ({source}, {escape(r.time.date().isoformat())}){flag}"
+    since = escape((r.valid_from or r.time).date().isoformat())
+    source = r.provenance.source.value
+    origin = "" if source in ("user", "derived") else f"{escape(source)}, "
+    return f"- {text} ({origin}since {since}){flag}"
 
 
 def group_key(item: ContextItem) -> str | None:

@@ -227,3 +227,76 @@ def test_llm_extractor_write_always_succeeds(
     assert fact.metadata["extractor"].startswith(extractor) and "b1" in fact.provenance.source_ids
     assert m.search("budget", user_id="u", filters={"kind": "fact"})[0].record.id == fact.id
     m.close()
+
+
+def _facts_section(text: str) -> str:
+    return text.split("## Facts", 1)[1].split("##", 1)[0] if "## Facts" in text else ""
+
+
+def test_an_update_supersedes_the_old_value_and_recall_shows_the_current_one(
+    edge: Memory, user: str
+) -> None:
+    turns = [
+        ("I live in Ghent, near the old docks.", T0),
+        ("My hourly rate is 45 euros.", T0 + timedelta(days=1)),
+        ("Big news: we live in Antwerp now.", T0 + timedelta(days=30)),
+        ("I raised my hourly rate to 55 euros.", T0 + timedelta(days=31)),
+    ]
+    for i, (text, when) in enumerate(turns):
+        msg = {"role": "user", "content": text, "name": "Lotte"}
+        edge.remember([msg], user_id=user, session_id=f"u{i}", event_time=when)
+        edge.end_session(user_id=user, session_id=f"u{i}")
+    current = {r.fields["attribute"]: r for r in edge.list(user_id=user, kind="fact")}
+    assert current["home city"].fields["value"] == "Antwerp"
+    assert current["hourly rate"].fields["amount"] == 55.0
+    history = edge.list(user_id=user, kind="fact", include_history=True)
+    old = [r for r in history if r.status.value == "superseded"]
+    assert sorted(r.fields["value"] for r in old) == ["45 euros", "Ghent, near the old docks"]
+    assert all(r.valid_to is not None for r in old)
+    assert all(any(rel.type == "contradicts" for rel in r.relations) for r in old)
+    # the current values only; a turn that stated an old one is marked as history
+    ctx = edge.recall("Where does Lotte live and what is her hourly rate?", user_id=user)
+    assert "Antwerp" in ctx.text and "55 euros" in ctx.text
+    for line in ctx.text.splitlines():
+        if "Ghent" in line or "45 euros" in line:
+            assert "[later changed: " in line, line
+    assert "Ghent" not in _facts_section(ctx.text)
+
+
+def test_a_rescheduled_event_retires_the_old_date(edge: Memory, user: str) -> None:
+    edge.remember(
+        [{"role": "user", "content": "My dentist check-up is on June 3 at 9am.", "name": "Ines"}],
+        user_id=user,
+        session_id="a",
+        event_time=T0,
+    )
+    edge.remember(
+        [{"role": "user", "content": "The clinic moved my check-up to June 10.", "name": "Ines"}],
+        user_id=user,
+        session_id="b",
+        event_time=T0 + timedelta(days=3),
+    )
+    events = edge.list(user_id=user, kind="event")
+    assert [e.fields["when"][:10] for e in events] == ["2024-06-10"]
+    old = [
+        e for e in edge.list(user_id=user, kind="event", include_history=True) if e not in events
+    ]
+    assert [e.fields["when"][:10] for e in old] == ["2024-06-03"] and old[0].valid_to is not None
+
+
+def test_assistant_suggestions_questions_and_hypotheticals_write_no_fact(
+    edge: Memory, user: str
+) -> None:
+    edge.remember(
+        [
+            {"role": "user", "content": "Any ideas for a day trip from Utrecht?"},
+            {"role": "assistant", "content": "You could visit Haarlem, it's lovely in spring."},
+            {"role": "user", "content": "If I went in April, would the tulips be out?"},
+        ],
+        user_id=user,
+        session_id="trip",
+        event_time=T0,
+    )
+    edge.end_session(user_id=user, session_id="trip")
+    extracted = [r for r in edge.list(user_id=user, layer="semantic") if r.kind.value != "summary"]
+    assert extracted == [] and edge.list(user_id=user, kind="event") == []

@@ -151,3 +151,68 @@ def test_markdown_report_states_targets_and_pool_reuse() -> None:
     assert "repeats them to reach 1000 memories" in md
     assert "| ingest_texts_per_s | >= 300 | 100.0 | no |" in md
     assert "not installed" in md and "skipped" in md
+
+
+def test_extraction_bench_scores_labelled_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from prism_memory.bench.extraction import contains_all, without_quotes
+
+    assert contains_all("rent 1350 euros", ["1,350"]) and not contains_all("21350", ["1350"])
+    assert contains_all("red eye flights", ["red-eye"]) and contains_all("x b y", ["a|b"])
+    quoted = without_quotes("User likes tea (I really like green tea)", ["I really like green tea"])
+    assert "green" not in quoted
+
+    def turn(text: str, when: str = "2026-03-14T10:00:00+00:00") -> dict[str, str]:
+        return {"speaker": "Rosa", "role": "user", "text": text, "time": when}
+
+    cases = [
+        {
+            "id": "c1",
+            "kind": "single",
+            "lang": "en",
+            "turns": [turn("I teach piano in Leeds.")],
+            "expect": [{"type": "fact", "about": "user", "must": ["piano"], "date": None}],
+        },
+        {
+            "id": "c2",
+            "kind": "negative",
+            "lang": "en",
+            "turns": [turn("Is it sunny in Leeds?")],
+            "expect": [],
+        },
+        {
+            "id": "c3",
+            "kind": "update",
+            "lang": "en",
+            "turns": [
+                turn("My rent is 700 pounds."),
+                turn("Our rent went up to 760 pounds.", "2026-04-14T10:00:00+00:00"),
+            ],
+            "expect": [{"type": "fact", "about": "user", "must": ["760"], "date": None}],
+            "stale": [{"must": ["700"]}],
+        },
+        {
+            "id": "c4",
+            "kind": "temporal",
+            "lang": "en",
+            "turns": [turn("I see my GP tomorrow.")],
+            "expect": [{"type": "event", "about": "user", "must": ["gp"], "date": "2026-03-15"}],
+        },
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(json.dumps(c) for c in cases), encoding="utf-8")
+    out = tmp_path / "results"
+    args = ["bench", "extraction", str(path), "--in-memory", "--fake-embedder", "--out", str(out)]
+    assert main(args) == 0
+    report = json.loads((out / "extraction.json").read_text())
+    score = report["score"]
+    assert score["recall_strict"]["all"]["recall"] == 1.0
+    assert score["negatives_with_a_record"]["cases"] == 0
+    assert score["stale_retired"]["rate"] == 1.0 and score["stale_retired"]["old_value_in_history"]
+    assert score["date_accuracy"]["all dated items"]["accuracy"] == 1.0
+    assert report["timing"]["extract_cpu_ms_per_user_turn"] > 0
+    assert (out / "extraction.md").read_text().startswith("# Extraction on cases.jsonl")
+    assert "Recall of expected items" in capsys.readouterr().out

@@ -191,3 +191,230 @@ def test_event_of_a_meeting_said_in_april_is_dated_in_the_coming_may() -> None:
     text = "Quick one: I have a meeting with my manager Priya on May 13 at 10am"
     (event,) = [c for c in extract(text, event_time=base) if c.schema == "Event"]
     assert event.fields["when"] == "2024-05-13T10:00:00+00:00"
+
+
+# -- general mechanisms (#18): examples written for these tests ---------------------------
+from prism_memory.extraction.clauses import normalize_attribute, third_person  # noqa: E402
+from prism_memory.extraction.reconcile import accumulate  # noqa: E402
+from prism_memory.extraction.schemas import SchemaRegistry  # noqa: E402
+from prism_memory.extraction.sentences import (  # noqa: E402
+    drop_quotes,
+    speech_act,
+    split_clauses,
+    split_sentences,
+)
+
+SAT = datetime(2025, 9, 13, 10, 0, tzinfo=timezone.utc)  # a Saturday
+REG = SchemaRegistry()
+
+
+def _all(text: str, speaker: str | None = "Kofi", base: datetime = SAT) -> list[object]:
+    return extract(text, event_time=base, speaker=speaker)
+
+
+def _texts(text: str, speaker: str | None = "Kofi", base: datetime = SAT) -> list[str]:
+    out = []
+    for c in extract(text, event_time=base, speaker=speaker):
+        spec = REG.get(c.schema)
+        out.append(spec.text(spec.validate_fields(c.fields)))
+    return out
+
+
+def test_sentences_split_at_sentence_ends_not_at_abbreviations() -> None:
+    text = "I see Dr. Okoye at St. Jude's clinic, e.g. for check-ups. It costs 3.5 euros! Ok?"
+    assert split_sentences(text) == [
+        "I see Dr. Okoye at St. Jude's clinic, e.g. for check-ups.",
+        "It costs 3.5 euros!",
+        "Ok?",
+    ]
+    assert split_sentences("J. R. R. Tolkien is my favourite author. 我喜欢猫。你呢？") == [
+        "J. R. R. Tolkien is my favourite author.",
+        "我喜欢猫。",
+        "你呢？",
+    ]
+
+
+def test_clauses_split_at_clause_boundaries_and_keep_compound_subjects() -> None:
+    assert split_clauses("I teach maths, and I coach hockey on weekends") == [
+        "I teach maths",
+        "I coach hockey on weekends",
+    ]
+    assert split_clauses("My brother Sam and I share a flat") == [
+        "My brother Sam and I share a flat"
+    ]
+
+
+def test_an_abbreviation_stays_inside_the_value() -> None:
+    (job,) = [
+        c.fields for c in _all("I'm a pharmacist at St. Luke's clinic.") if c.schema == "Fact"
+    ]
+    assert job["attribute"] == "occupation" and job["value"] == "pharmacist at St. Luke's clinic"
+
+
+@pytest.mark.parametrize(
+    "text, act",
+    [
+        ("Shall we grab lunch tomorrow at noon?", "question"),
+        ("Any tips for a rainy weekend in Ghent", "question"),
+        ("If I ever get a dog, I'd name it Pickle.", "hypothetical"),
+        ("Imagine I retired at fifty, would that work?", "question"),
+        ("Suppose I switched banks next month.", "hypothetical"),
+        ("My neighbour says the river floods every spring.", "reported"),
+        ("Oh great, I just LOVE doing laundry at midnight.", "sarcasm"),
+        ("Yeah right, mornings are my favourite.", "sarcasm"),
+        ("I wish I could play the cello.", "wish"),
+        ("Cool, thanks a lot!", "chitchat"),
+        ("如果明年换工作，我会搬家。", "hypothetical"),
+        ("你周末有空吗？", "question"),
+        ("对啊，我最喜欢排队了，真开心。", "sarcasm"),
+        ("I coach a youth hockey team.", "statement"),
+    ],
+)
+def test_speech_acts(text: str, act: str) -> None:
+    assert speech_act(text) == act
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Shall we grab lunch tomorrow at noon?",
+        "If I ever get a dog, I'd name it Pickle.",
+        "My neighbour says the river floods every spring.",
+        "Oh great, I just LOVE doing laundry at midnight.",
+        "I wish I could play the cello.",
+        "I think the second film was better.",
+        "There's a sign at work that says 'I love Mondays'.",
+        "I'd probably move to the coast if I could.",
+        "You should try the falafel place on Dock Street.",
+        "Cool, thanks a lot!",
+        "要是下雨的话，我们就改天再去。",
+    ],
+)
+def test_what_states_no_fact_yields_no_candidate(text: str) -> None:
+    assert _all(text) == []
+
+
+def test_quoted_speech_is_dropped_but_a_quoted_title_is_kept() -> None:
+    assert "Pickle" not in drop_quotes("The card said 'I adore Pickle' on it")
+    assert drop_quotes('I read "Dune" twice') == "I read Dune twice"
+
+
+@pytest.mark.parametrize(
+    "text, attribute, value",
+    [
+        ("I live in Tallinn with my partner.", "home city", "Tallinn with their partner"),
+        ("We moved to Porto in 2021.", "home city", "Porto"),
+        ("I work for a small shipping firm.", "workplace", "a small shipping firm"),
+        ("I'm now a product designer at a bank.", "occupation", "product designer at a bank"),
+        ("I've been vegan for years.", "diet", "vegan"),
+        ("I'm on 61,000 a year.", "salary", "61000 a year"),
+        ("I bike to work most days.", "commute", "bikes to work most days"),
+        ("I drive an old Volvo estate.", "car", "old Volvo estate"),
+        ("Please call me Jo.", "preferred name", "Jo"),
+        ("I'm 38 years old.", "age", "38"),
+        ("My monthly phone bill is 25 dollars.", "phone bill", "25 dollars"),
+    ],
+)
+def test_slot_facts_get_a_normalised_attribute(text: str, attribute: str, value: str) -> None:
+    facts = [c.fields for c in _all(text) if c.schema == "Fact"]
+    assert any(f["attribute"] == attribute and f["value"] == value for f in facts), facts
+
+
+def test_budget_with_a_qualifier_and_a_later_amount_share_the_slot() -> None:
+    (first,) = [c.fields for c in _all("My budget for the flat is 900 pounds a month.")]
+    (later,) = [c.fields for c in _all("We can afford up to 1,050 pounds now.")]
+    assert first["attribute"] == later["attribute"] == "budget"
+    assert (first["amount"], later["amount"]) == (900.0, 1050.0)
+
+
+def test_attribute_names_are_normalised() -> None:
+    assert normalize_attribute("monthly rent") == normalize_attribute("rent") == "rent"
+    assert normalize_attribute("new car") == "car" and normalize_attribute("job") == "occupation"
+    rent = next(c.fields for c in _all("The landlord raised our rent to 760 euros."))
+    assert rent["attribute"] == "rent" and rent["amount"] == 760.0
+
+
+def test_statements_that_hold_many_values_are_keyed_with_their_value() -> None:
+    (cello,) = _all("I play the cello in an amateur orchestra.")
+    (chess,) = _all("I play chess online most evenings.")
+    assert cello.key and chess.key and cello.key != chess.key
+    assert _texts("I play the cello in an amateur orchestra.") == [
+        "Kofi plays the cello in an amateur orchestra"
+    ]
+
+
+def test_preferences_with_negation_habits_and_phrases() -> None:
+    assert _texts("I don't drink coffee after lunch.") == ["Kofi avoids coffee after lunch"]
+    assert _texts("I'm not a fan of crowded beaches.") == ["Kofi dislikes crowded beaches"]
+    assert _texts("I usually book a room on a high floor.") == ["Kofi likes room on a high floor"]
+    assert _texts("Lately I've been really into bouldering.") == ["Kofi likes bouldering"]
+    assert _texts("I loved climbing trees as a kid.") == []  # a past liking is not a current one
+
+
+def test_third_party_facts_are_attributed_to_the_named_person() -> None:
+    found = _all("My cousin Ravi works as an electrician in Leeds and he hates spiders.")
+    (person,) = [c for c in found if c.schema == "Person"]
+    assert person.fields["name"] == "Ravi" and person.fields["relationship"] == "cousin"
+    assert person.fields["attributes"] == ["occupation: electrician in Leeds", "dislikes spiders"]
+    assert not [c for c in found if c.schema in ("Fact", "Preference")]  # nothing about Kofi
+    zh = _all("我表哥李强是工程师，在成都工作。")
+    (card,) = [c for c in zh if c.schema == "Person"]
+    assert card.fields["name"] == "李强" and "occupation: 工程师" in card.fields["attributes"]
+
+
+def test_a_known_person_is_a_subject_in_a_later_turn() -> None:
+    found = extract("Ravi quit his job, he's a plumber now.", event_time=SAT, people={"Ravi"})
+    (person,) = [c for c in found if c.schema == "Person"]
+    assert "occupation: plumber" in person.fields["attributes"]
+
+
+def test_keyed_card_entries_replace_the_same_key() -> None:
+    merged, replaced = accumulate(["occupation: nurse", "likes tea"], ["occupation: plumber"])
+    assert merged == ["occupation: plumber", "likes tea"] and replaced
+    assert accumulate(["likes tea"], ["likes jam"]) == (["likes tea", "likes jam"], False)
+
+
+@pytest.mark.parametrize(
+    "text, when",
+    [
+        ("I'm seeing the optician the day after tomorrow.", "2025-09-15"),
+        ("I fly to Nairobi next Wednesday.", "2025-09-17"),
+        ("My thesis defence is a fortnight from today.", "2025-09-27"),
+        ("I had a flu jab last Tuesday.", "2025-09-09"),
+        ("We're repainting the kitchen in ten days.", "2025-09-23"),
+        ("I'm running a half marathon in November.", "2025-11"),
+        ("I started at the bakery in 2019.", "2019"),
+        ("后天我要去杭州开会。", "2025-09-15"),
+        ("下个月3号我们搬家。", "2025-10-03"),
+        ("上周四我们去了博物馆。", "2025-09-04"),
+    ],
+)
+def test_events_get_absolute_dates_resolved_against_the_turn_time(text: str, when: str) -> None:
+    events = [c for c in _all(text) if c.schema == "Event"]
+    assert events and str(events[0].fields["when"]).startswith(when), events
+
+
+def test_questions_never_become_events() -> None:
+    assert [c for c in _all("How about dinner tonight at 8pm?") if c.schema == "Event"] == []
+
+
+def test_event_descriptions_are_third_person_without_the_relative_date() -> None:
+    (text,) = _texts("I have a vet appointment for my dog tomorrow at 9am.")
+    assert text == "Kofi has a vet appointment for their dog (2025-09-14 09:00)"
+
+
+def test_a_change_names_what_it_replaces() -> None:
+    (event,) = [c for c in _all("The clinic moved my MRI scan to Friday, October 3.")]
+    assert event.schema == "Event" and event.fields["when"].startswith("2025-10-03")
+    assert event.retire == ["mri"]  # a name in the phrase identifies it
+    (flight,) = _all("Change of plans, the Lagos flight is now on October 9.")
+    assert flight.retire == ["lagos"]
+    (zh,) = [c for c in _all("国庆的计划改了，我们改去青岛。") if c.schema == "Event"]
+    assert zh.retire_date == "2025-10-01"
+
+
+def test_third_person_rendering() -> None:
+    assert third_person("I'm flying to Oslo with my sister", "Ines") == (
+        "Ines is flying to Oslo with their sister"
+    )
+    assert third_person("My sister and I run a cafe", "Ines") == "Ines's sister and Ines run a cafe"

@@ -160,3 +160,40 @@ def test_a_fact_whose_source_turn_is_shown_gives_its_tokens_back() -> None:
     # without the turn in the context the fact stays
     items, _, _ = pack([fact, other], query="goal", budget_tokens=400, config=CFG)
     assert fact.record.id in [i.record.id for i in items]
+
+
+def test_one_turn_appears_once_and_sections_mean_what_they_say() -> None:
+    turn = scored("I have a dentist appointment on Wednesday at 9am", total=0.7)
+    turn.record.provenance.source_ids = ["m1"]
+    turn.record.kind = Kind.OBSERVATION
+    event = scored("Ann has a dentist appointment (2023-05-10 09:00)", total=0.9, speaker=None)
+    event.record.kind = Kind.EVENT
+    event.record.provenance.source_ids = ["m1", turn.record.id]
+    fact = scored("Ann works as nurse at St. Mary's hospital", layer="semantic", total=0.8)
+    fact.record.kind = Kind.FACT
+    fact.record.provenance.source_ids = ["m0", "00000000-0000-4000-8000-000000000000"]
+    pref = scored("Ann likes aisle seats", layer="semantic", total=0.6)
+    pref.record.kind = Kind.PREFERENCE
+    summary = scored("Ann moved to Leeds. Ann started a new job.", layer="semantic", total=0.5)
+    summary.record.kind = Kind.SUMMARY
+    summary.section = "episodic"  # section_of sends session digests to the timeline
+    _, text, _ = pack(
+        [event, turn, fact, pref, summary], query="dentist", budget_tokens=500, config=CFG
+    )
+    assert text.count("dentist appointment") == 1  # the turn, not also its event
+    assert "Ann: I have a dentist appointment" in text
+    facts, timeline = text.split("## Facts")[1].split("## Timeline")
+    assert "- Ann works as nurse at St. Mary's hospital (since 2023-05-08)" in facts
+    assert "- Ann likes aisle seats (since 2023-05-08)" in facts
+    assert "summary" not in facts and "- summary: Ann moved to Leeds." in timeline
+    # without its turn the event is shown, in the timeline, as a derived line
+    _, text, _ = pack([event, fact], query="dentist", budget_tokens=500, config=CFG)
+    assert "## Timeline" in text and "- Ann has a dentist appointment (2023-05-10 09:00)" in text
+
+
+def test_session_digests_render_in_the_timeline_not_among_facts() -> None:
+    from prism_memory.retrieval.render import section_of
+
+    digest = MemoryRecord(text="Ann moved to Leeds.", user_id="u", layer="semantic", kind="summary")
+    fact = MemoryRecord(text="Ann lives in Leeds", user_id="u", layer="semantic", kind="fact")
+    assert section_of(digest, None) == "episodic" and section_of(fact, None) == "semantic"

@@ -1,0 +1,41 @@
+"""A schema instance proposed by an extractor, before validation and reconciliation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..records import Entity
+
+__all__ = ["Candidate"]
+
+
+@dataclass
+class Candidate:
+    """A schema instance proposed by an extractor, not yet validated or reconciled.
+
+    ``key``: the identity the extractor chose (``None``: the schema's entity key). A slot
+    ("budget", "home city") keeps the schema key, so a later value supersedes the earlier one;
+    a statement that can hold many values ("plays bass", "plays tennis") gets a key that
+    includes its value. ``retire``: words naming what this candidate replaces ("the Madrid
+    flight is now on March 19" -> ``["madrid"]``); current records of the same holder that
+    contain all of them are closed when it is written; ``retire_date`` (``YYYY-MM-DD``) closes
+    the holder's current events on that day ("五一的计划改了，我们改去厦门"). ``generic``: a
+    statement rather than a slot; dropped when its clause also gave a slot, a preference or an
+    event.
+    """
+
+    schema: str
+    fields: dict[str, Any]
+    confidence: float = 0.8
+    importance: float = 0.6
+    entities: list[Entity] = field(default_factory=list)
+    event_time: datetime | None = None
+    source_ids: list[str] = field(default_factory=list)
+    evidence: str = ""
+    extractor: str = "rules"
+    key: str | None = None
+    retire: list[str] = field(default_factory=list)
+    retire_date: str | None = None
+    generic: bool = False

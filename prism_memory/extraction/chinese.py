@@ -1,0 +1,385 @@
+"""Chinese clause analysis: the same records as ``clauses.py`` from Chinese statements.
+
+Design: a sentence (``sentences.split_sentences``) that is a statement (``speech_act``: no
+question particle, no 如果/假如, no ironic 是啊…最喜欢) is cut into clauses at ，；：. A clause's
+subject is 我/我们, a relative with or without a name ("我姐姐王丽", "我老公小陈") or, when a
+clause has none, the subject of the clause before it (Chinese drops repeated subjects:
+"我已经跳槽了，现在在深圳工作"). Predicate patterns give preferences (喜欢/讨厌/不吃/对…过敏),
+slots (住在 -> home city, 在…上班/工作 -> workplace, 做/当/是 + a job noun -> occupation, 吃素 ->
+diet, 预算/房租 + an amount), pets (养了一只…叫…), habits (每周三去练瑜伽) and, with a date,
+events. A change (改去/改成/提高到/推迟到) retires what it replaces. No segmenter, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from ..records import Entity
+from .candidate import Candidate
+from .dates import TimeMention, find_times
+from .lexicon import ZH_DIETS, ZH_JOB_SUFFIX, ZH_PETS, ZH_RELATIONS
+from .patterns import _MONEY, _ZH_PERSON
+from .sentences import speech_act, split_clauses
+
+__all__ = ["ChineseExtractor"]
+
+_MARKERS = (
+    "是|在|不|很|也|都|喜欢|爱|讨厌|每|刚|就|今年|已经|还|最|会|要|想|对|做|当|住|养|吃|喝|去|从|说|"
+    "打算|准备|计划|特别|非常|一直|经常|平时|现在|以前|最近|明天|后天|下周|上周|今天|昨天|"
+    "下个月|上个月|这个月|明年|去年|今年|周末|结婚|离婚|生|出生|退休|毕业|搬|刚刚|正在"
+)
+_REL_PERSON = re.compile(
+    rf"我(?:的)?(?P<rel>{ZH_RELATIONS})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?(?=(?:{_MARKERS}|[，,。！？；]|$))"
+)
+_SELF = re.compile(r"我们|咱们|我(?!的?(?:" + ZH_RELATIONS + r"))")
+_ADVERBS = re.compile(
+    r"^(?:也|都|还|就|一直|一般|通常|总是|平时|经常|现在|目前|已经|最近|真的|特别|非常|很|最|"
+    r"每天|每周[一二三四五六日天]?|每个?月|每年|每晚|每次|周末|早上|晚上|上午|下午|中午)+"
+)
+_HABIT = re.compile(r"每天|每周|每个?月|每年|每晚|每次|经常|平时|一般|通常|总是|习惯")
+_LIKE = re.compile(
+    r"^(?:很|非常|最|也|特别|真的|超|比较|挺)*(?<!不)(?:喜欢|爱吃|爱喝|爱|偏好|喜爱|热爱|迷上了?|偏爱)(?P<o>.{1,30})$"
+)
+_DISLIKE = re.compile(
+    r"^(?:很|非常|最|也|特别|真的|超|比较|挺)*(?:不喜欢|讨厌|受不了|不爱|烦|怕)(?P<o>.{1,30})$"
+)
+_AVOID = re.compile(r"^(?:从来|一直|完全)?(?:不吃|不喝|不能吃|不能喝|忌|戒了|不碰)(?P<o>.{1,20})$")
+_ALLERGY = re.compile(r"^对(?P<o>.{1,20}?)(?:严重)?过敏")
+_CHOOSE = re.compile(
+    r"^(?:都|只|一般|通常|总是|习惯)*(?:选|要|坐|点|订|买|用|喝|吃)(?P<o>.{2,20})$"
+)
+_LIVE = re.compile(r"^(?:现在|目前)?住在(?P<v>.{2,20})$")
+_WORK_AS = re.compile(r"^在(?P<place>.{2,20}?)(?:做|当|担任)(?P<job>.{1,12})$")
+_WORK_AT = re.compile(r"^(?:现在|目前)?在(?P<place>.{2,20}?)(?:上班|工作|任职|实习)$")
+_JOB = re.compile(rf"^(?:是|当|做)(?:一名|一个|一位|个|名)?(?P<job>.{{1,10}}(?:{ZH_JOB_SUFFIX}))$")
+_PET = re.compile(
+    rf"养了?(?:一|两|三|几)?(?:只|条|个|匹)?(?P<pet>[\u4e00-\u9fff]{{0,4}}?(?:{ZH_PETS}))(?:[，,]?\s*(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fff]{{1,4}}))?"
+)
+_AMOUNT = re.compile(
+    rf"^(?:每个?月|每年|每晚|每天|每周)?(?:的)?(?P<attr>[\u4e00-\u9fff]{{2,4}}?)(?:是|为|大概|差不多|大约|要|有)?(?:每个?月|每年|每晚|每天)?{_MONEY}"
+)
+_BUDGET = re.compile(
+    rf"(?:我的?|我们的?)?(?P<what>[\u4e00-\u9fff]{{0,4}}?)预算(?:是|为|有|在|可以|能)?"
+    rf"(?:提高到|增加到|涨到|降到|降低到|调整到|改成|改为|改到|减到)?(?:大概|大约|差不多)?"
+    rf"(?:每晚|每个?月|每天|每人|一晚)?{_MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
+)
+_CHANGE = re.compile(r"改(?:去|成|到|为|在)|换成|换到|推迟到|提前到|挪到|调到|延期到|搬到")
+_CHANGE_TOPIC = re.compile(
+    r"(?P<topic>[\u4e00-\u9fff]{2,6}?)的?(?:计划|安排|行程|时间)(?:改|变|取消|推迟|提前)"
+)
+_AGE = re.compile(r"(?:今年)?(?P<n>[\d零一二两三四五六七八九十百]{1,4})岁")
+_CN_MONEY = re.compile(
+    r"^(?:每个?月|每年|每晚|每天|每周)?(?P<attr>[\u4e00-\u9fff]{2,4}?)(?:是|为|大概|差不多|大约|有)?"
+    r"(?P<n>[零一二两三四五六七八九十百千万]{1,8})(?P<unit>元|块|块钱)"
+)
+_PLAN = re.compile(r"^(?:打算|计划|准备|要|想|会)(?P<v>.+)$")
+_DIET = re.compile("|".join(ZH_DIETS))
+_EVENT_CUE = re.compile(
+    r"会议|开会|见面|预订|预约|约了?|飞|出差|聚餐|吃饭|面试|考试|复查|看病|体检|上课|出发|到达|回来|"
+    r"回国|生日|婚礼|聚会|旅行|旅游|搬家|入职|报到|办理?|参加|去"
+)
+_GENERIC_VERB = re.compile(
+    r"^(?:在.{1,10}?)?(?:去|练|学|做|打|弹|玩|跑|骑|读|写|画|教|开|坐|看|听)"
+)
+
+
+def _holder_name(who: str | None) -> str:
+    return who or "user"
+
+
+class ChineseExtractor:
+    """Candidates from the Chinese sentences of one turn."""
+
+    def __init__(self, base: datetime, who: str | None) -> None:
+        self.base = base
+        self.who = who
+
+    def sentence(self, sentence: str) -> list[Candidate]:
+        if speech_act(sentence) != "statement":
+            return []
+        out: list[Candidate] = []
+        times = [t for t in find_times(sentence, self.base) if t.has_date]
+        for m in _ZH_PERSON.finditer(sentence):
+            name = m.group("name")
+            out.append(
+                Candidate("Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)])
+            )
+        holder = _holder_name(self.who)
+        for m in _PET.finditer(sentence):
+            value = m.group("pet") + (f" {m.group('name')}" if m.group("name") else "")
+            key = f"Fact|{holder.lower()}|pet|{(m.group('name') or m.group('pet')).lower()}"
+            out.append(Candidate("Fact", self._fields(holder, "宠物", value), 0.8, 0.6, key=key))
+        for m in _BUDGET.finditer(sentence):
+            value = (m.group("money") + m.group("rest")).strip()
+            amount, unit = _amount(m.group(0))
+            if amount is not None:
+                fields = self._fields(holder, "budget", value)
+                fields.update(amount=amount, unit=unit or "CNY")
+                out.append(Candidate("Fact", fields, 0.85, 0.8))
+                break
+        has_budget = any(c.fields.get("attribute") == "budget" for c in out)
+        subject: tuple[str, str | None] | None = None  # (kind, holder)
+        changed = bool(_CHANGE.search(sentence))
+        topic = _CHANGE_TOPIC.search(sentence)
+        event_done = False
+        clauses = split_clauses(sentence)
+        anyone = any(self._subject(c) is not None for c in clauses)
+        for clause in clauses:
+            found = self._subject(clause)
+            if found is not None:
+                subject, rest, person = found
+                if person is not None:
+                    out.append(person)
+            elif subject is not None:
+                rest = clause
+            elif times and not event_done and not anyone and _EVENT_CUE.search(sentence):
+                subject, rest = ("self", None), clause  # a plan said without a subject
+            else:
+                continue
+            kind, who = subject
+            holder_here = who or holder
+            pred = self._strip_time(rest, times)
+            here: list[Candidate] = []
+            if not has_budget:
+                here.extend(self._predicate(pred, holder_here, kind, has_date=bool(times)))
+            clause_times = [t for t in times if t.phrase in clause] or (
+                times if not event_done else []
+            )
+            if clause_times and not event_done and kind in ("self", "person"):
+                here.append(self._event(clause, clause_times, holder_here, changed, topic))
+                event_done = True
+            if any(not c.generic for c in here):
+                here = [c for c in here if not c.generic]
+            out.extend(here)
+        return out
+
+    # -- parts ----------------------------------------------------------------------------
+    def _fields(self, holder: str, attribute: str, value: str) -> dict[str, Any]:
+        fields: dict[str, Any] = {"attribute": attribute, "value": value}
+        if holder != "user":
+            fields["subject"] = holder
+        return fields
+
+    def _subject(self, clause: str) -> tuple[tuple[str, str | None], str, Candidate | None] | None:
+        m = _REL_PERSON.search(clause)
+        if m and (m.start() == 0 or not _SELF.search(clause[: m.start()])):
+            name = m.group("name")
+            rel = m.group("rel")
+            person = None
+            if name:
+                person = Candidate(
+                    "Person",
+                    {"name": name, "relationship": rel},
+                    0.8,
+                    0.6,
+                    [Entity(type="person", name=name)],
+                )
+                who: str | None = name
+            else:
+                who = f"{_holder_name(self.who)}的{rel}"
+            return ("person", who), clause[m.end() :], person
+        s = _SELF.search(clause)
+        if s:
+            before = clause[: s.start()]
+            if before and before[-1] in "和跟给对帮让被替向与":
+                return None
+            return ("self", None), clause[s.end() :], None
+        return None
+
+    def _strip_time(self, text: str, times: list[TimeMention]) -> str:
+        for t in times:
+            text = text.replace(t.phrase, "")
+        text = re.sub(r"^(?:上午|下午|晚上|早上|中午)", "", text)
+        return text.strip()
+
+    def _predicate(self, pred: str, holder: str, kind: str, *, has_date: bool) -> list[Candidate]:
+        pred = pred.strip().rstrip("了啦呢吧啊呀哦")
+        if not pred:
+            return []
+        core = _ADVERBS.sub("", pred)
+        habitual = bool(_HABIT.search(pred))
+        out: list[Candidate] = []
+        m = _ALLERGY.match(core)
+        if m:
+            return [self._pref(holder, m.group("o"), "avoid", 0.9)]
+        m = _DISLIKE.match(core)
+        if m:
+            return [self._pref(holder, re.sub(r"^[吃喝]", "", m.group("o")), "dislike", 0.75)]
+        m = _AVOID.match(core)
+        if m:
+            obj = re.sub(r"[，,].*$", "", m.group("o")).rstrip("了的")
+            return [self._pref(holder, obj, "avoid", 0.8)]
+        m = _LIKE.match(core)
+        if m:
+            return [
+                self._pref(
+                    holder, re.sub(r"^[吃喝]", "", m.group("o")).rstrip("了的"), "like", 0.75
+                )
+            ]
+        m = _AGE.search(core)
+        if m:
+            years = _cn_number(m.group("n"))
+            if years is not None and 0 < years < 125:
+                return [
+                    Candidate(
+                        "Fact",
+                        {**self._fields(holder, "age", str(years)), "amount": float(years)},
+                        0.8,
+                        0.6,
+                    )
+                ]
+        d = _DIET.search(core)
+        if d and not core.startswith("不"):
+            return [
+                Candidate("Fact", self._fields(holder, "diet", ZH_DIETS[d.group(0)]), 0.85, 0.75)
+            ]
+        m = _LIVE.match(core)
+        if m:
+            return [Candidate("Fact", self._fields(holder, "home city", m.group("v")), 0.8, 0.7)]
+        m = _WORK_AS.match(core)
+        if m:
+            return [
+                Candidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7),
+                Candidate("Fact", self._fields(holder, "workplace", m.group("place")), 0.75, 0.65),
+            ]
+        m = _WORK_AT.match(core)
+        if m:
+            return [
+                Candidate("Fact", self._fields(holder, "workplace", m.group("place")), 0.8, 0.7)
+            ]
+        m = _JOB.match(core)
+        if m:
+            return [Candidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7)]
+        m = _CN_MONEY.match(core.lstrip("的"))
+        if m:
+            number = _cn_number(m.group("n"))
+            if number is not None:
+                fields = self._fields(holder, m.group("attr"), m.group("n") + m.group("unit"))
+                fields.update(amount=float(number), unit="CNY")
+                return [Candidate("Fact", fields, 0.75, 0.65)]
+        m = _AMOUNT.match(core.lstrip("的"))
+        if m and m.group("attr") not in ("预算",):
+            amount, unit = _amount(m.group(0))
+            fields = self._fields(holder, m.group("attr"), _tail(m))
+            if amount is not None:
+                fields.update(amount=amount, unit=unit)
+            return [Candidate("Fact", fields, 0.75, 0.65)]
+        if habitual:
+            m = _CHOOSE.match(core)
+            if m and len(m.group("o")) >= 2:
+                return [self._pref(holder, m.group("o").rstrip("了的"), "like", 0.7)]
+        if has_date:
+            return out
+        if _PLAN.match(core):
+            return out
+        if habitual or _GENERIC_VERB.match(core):
+            value = pred
+            key = f"Fact|{holder.lower()}|{value}"
+            out.append(
+                Candidate(
+                    "Fact",
+                    {
+                        **self._fields(holder, "习惯" if habitual else "情况", value),
+                        "predicate": "",
+                    },
+                    0.6,
+                    0.55,
+                    key=key,
+                    generic=True,
+                )
+            )
+        return out
+
+    def _pref(self, holder: str, obj: str, polarity: str, confidence: float) -> Candidate:
+        obj = obj.strip("，,。 ")
+        fields: dict[str, Any] = {"subject": obj, "polarity": polarity}
+        if holder != "user":
+            fields["holder"] = holder
+        return Candidate("Preference", fields, confidence, 0.7)
+
+    def _event(
+        self,
+        clause: str,
+        times: list[TimeMention],
+        holder: str,
+        changed: bool,
+        topic: re.Match[str] | None,
+    ) -> Candidate:
+        when = times[0]
+        desc = clause
+        for t in times:
+            desc = desc.replace(t.phrase, "")
+        desc = re.sub(r"^(?:上午|下午|晚上|早上|中午)", "", desc.strip("，, "))
+        name = holder if holder != "user" else "用户"
+        desc = re.sub(r"我(?!们)", name, desc, count=1)
+        retire: list[str] = []
+        if changed and topic is not None:
+            retire = [topic.group("topic")]
+        cand = Candidate(
+            "Event",
+            {
+                "description": desc,
+                "actor": holder if holder != "user" else None,
+                "participants": [],
+                "when": when.iso(),
+            },
+            0.7,
+            0.7,
+            event_time=when.value,
+            retire=retire,
+        )
+        if changed:
+            cand.retire_date = when.value.date().isoformat()
+        return cand
+
+
+_CN_DIGIT = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+
+def _cn_number(text: str) -> int | None:
+    """A number written in digits or Chinese numerals ("两万" -> 20000, "十五" -> 15)."""
+    if text.isdigit():
+        return int(text)
+    total, section, digit = 0, 0, 0
+    for ch in text:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch]
+        elif ch in _CN_UNIT:
+            unit = _CN_UNIT[ch]
+            if unit == 10000:
+                total += (section + digit) * unit
+                section, digit = 0, 0
+            else:
+                section += (digit or 1) * unit
+                digit = 0
+        else:
+            return None
+    return total + section + digit
+
+
+def _tail(m: re.Match[str]) -> str:
+    return m.group(0)[m.end("attr") - m.start(0) :].lstrip("是为")
+
+
+def _amount(text: str) -> tuple[float | None, str | None]:
+    from .clauses import _money
+
+    amount, unit = _money(text)
+    if unit is None and re.search(r"元|块", text):
+        unit = "CNY"
+    return amount, unit
