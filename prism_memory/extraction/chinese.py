@@ -18,7 +18,7 @@ from typing import Any
 
 from ..records import Entity
 from .candidate import Candidate
-from .dates import TimeMention, find_times
+from .dates import TimeMention, cn_number, find_times
 from .lexicon import ZH_DIETS, ZH_JOB_SUFFIX, ZH_PETS, ZH_RELATIONS
 from .patterns import _MONEY, _ZH_PERSON
 from .sentences import speech_act, split_clauses
@@ -220,7 +220,7 @@ class ChineseExtractor:
             ]
         m = _AGE.search(core)
         if m:
-            years = _cn_number(m.group("n"))
+            years = cn_number(m.group("n"))
             if years is not None and 0 < years < 125:
                 return [
                     Candidate(
@@ -254,7 +254,7 @@ class ChineseExtractor:
             return [Candidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7)]
         m = _CN_MONEY.match(core.lstrip("的"))
         if m:
-            number = _cn_number(m.group("n"))
+            number = cn_number(m.group("n"))
             if number is not None:
                 fields = self._fields(holder, m.group("attr"), m.group("n") + m.group("unit"))
                 fields.update(amount=float(number), unit="CNY")
@@ -333,43 +333,6 @@ class ChineseExtractor:
         if changed:
             cand.retire_date = when.value.date().isoformat()
         return cand
-
-
-_CN_DIGIT = {
-    "零": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-
-
-def _cn_number(text: str) -> int | None:
-    """A number written in digits or Chinese numerals ("两万" -> 20000, "十五" -> 15)."""
-    if text.isdigit():
-        return int(text)
-    total, section, digit = 0, 0, 0
-    for ch in text:
-        if ch in _CN_DIGIT:
-            digit = _CN_DIGIT[ch]
-        elif ch in _CN_UNIT:
-            unit = _CN_UNIT[ch]
-            if unit == 10000:
-                total += (section + digit) * unit
-                section, digit = 0, 0
-            else:
-                section += (digit or 1) * unit
-                digit = 0
-        else:
-            return None
-    return total + section + digit
 
 
 def _tail(m: re.Match[str]) -> str:

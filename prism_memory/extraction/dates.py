@@ -157,7 +157,7 @@ _EN_CLOCK = re.compile(
     r"\bat (\d{1,2})(?![:.\d]|\s*(?:%|\w))",
     re.I,
 )
-_CN_NUM = {
+_CN_DIGIT = {
     "零": 0,
     "一": 1,
     "二": 2,
@@ -169,8 +169,31 @@ _CN_NUM = {
     "七": 7,
     "八": 8,
     "九": 9,
-    "十": 10,
 }
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+
+def cn_number(text: str) -> int | None:
+    """A number written in digits or Chinese numerals ("两万" -> 20000, "十五" -> 15)."""
+    if text.isdigit():
+        return int(text)
+    total, section, digit = 0, 0, 0
+    for ch in text:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch]
+        elif ch in _CN_UNIT:
+            unit = _CN_UNIT[ch]
+            if unit == 10000:
+                total += (section + digit) * unit
+                section, digit = 0, 0
+            else:
+                section += (digit or 1) * unit
+                digit = 0
+        else:
+            return None
+    return total + section + digit
+
+
 _CN_DIGITS = "零一二两三四五六七八九十"
 _CN_DAY = re.compile(
     r"(大前天|前天|昨天|今天|今晚|明天|明晚|后天|大后天|"
@@ -240,16 +263,8 @@ class TimeMention:
 
 
 def _cn_int(text: str) -> int:
-    if text.isdigit():
-        return int(text)
-    if text == "十":
-        return 10
-    if text.startswith("十"):
-        return 10 + _CN_NUM.get(text[1:], 0)
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return _CN_NUM.get(tens, 0) * 10 + (_CN_NUM.get(ones, 0) if ones else 0)
-    return _CN_NUM.get(text, 0)
+    """A day or count in digits or Chinese numerals (0 when it is neither)."""
+    return cn_number(text) or 0
 
 
 def parse_clock(text: str, *, bare: bool = False) -> tuple[int, int] | None:
