@@ -169,18 +169,23 @@ def _content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in STOPWORDS}
 
 
-def covered_turns(records: Iterable[MemoryRecord], turn_text: dict[str, str]) -> set[str]:
-    """Turn ids the records carry (the summary-coverage rule of the benchmark)."""
+def covered_turns(
+    records: Iterable[MemoryRecord],
+    turn_text: dict[str, str],
+    words: Callable[[str], set[str]] = _content_words,
+) -> set[str]:
+    """Turn ids the records carry (the summary-coverage rule of the benchmark); ``words`` is
+    the benchmark's notion of content words."""
     covered: set[str] = set()
     for r in records:
         sids = [s for s in r.provenance.source_ids if s in turn_text]
         if len(sids) <= 2:
             covered.update(sids)
             continue
-        have = _content_words(r.text)
+        have = words(r.text)
         for s in sids:
-            words = _content_words(turn_text[s])
-            if words and len(words & have) * 2 >= len(words):
+            words_s = words(turn_text[s])
+            if words_s and len(words_s & have) * 2 >= len(words_s):
                 covered.add(s)
     return covered
 
