@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .._validation import has_visible_text
 from ..errors import ConfigError, ValidationError
 from ..retrieval.text import STOPWORDS
 from .locomo import _pct, baseline_rankings, covered_turns, pack_lines
@@ -167,7 +168,7 @@ def ingest_question(m: Any, q: LongMemQuestion, user_id: str) -> float:
         messages = [
             {"role": str(t.get("role", "user")), "id": f"{sid}#{i}", "content": str(t["content"])}
             for i, t in enumerate(turns)
-            if str(t.get("content", "")).strip()
+            if has_visible_text(str(t.get("content", "")))  # a few turns are a lone U+200B
         ]
         if messages:
             m.remember(messages, user_id=user_id, session_id=sid, event_time=when)
