@@ -187,7 +187,7 @@ class PrismStore(BaseStore):
     with their types (datetime, tuple, set...: see docs/langchain.md). With ``screen=True`` each
     value is read by the poisoning screen as content from ``source`` (use ``source="tool"`` for
     values that come from outside); a value it quarantines raises
-    :class:`prism_memory.QuarantinedError` (the item is kept for audit, never served, and
+    :class:`prism_memory.errors.QuarantinedError` (the item is kept for audit, never served, and
     ``memory.release(error.record_id, ...)`` restores it). The namespace registry is never
     screened.
     """
