@@ -31,7 +31,7 @@ try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "PrismMemoryMiddleware needs langchain v1: pip install 'prism-memory[agents]'"
+        "PrismMemoryMiddleware needs langchain v1: pip install 'prism-memory[langchain]'"
     ) from exc
 
 __all__ = ["PrismMemoryMiddleware"]

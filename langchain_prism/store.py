@@ -78,7 +78,7 @@ try:
     from langgraph.store.base import validate_op_namespace as _validate_op
     from langgraph.store.base.embed import get_text_at_path
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("PrismStore needs langgraph: pip install 'prism-memory[agents]'") from exc
+    raise ImportError("PrismStore needs langgraph: pip install 'prism-memory[langgraph]'") from exc
 
 __all__ = ["PrismStore"]
 
