@@ -77,7 +77,7 @@ try:
     )
     from langgraph.store.base import validate_op_namespace as _validate_op
     from langgraph.store.base.embed import get_text_at_path
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
+except ImportError as exc:  # pragma: no cover - run in a subprocess by test_packaging
     raise ImportError("PrismStore needs langgraph: pip install 'prism-memory[langgraph]'") from exc
 
 __all__ = ["PrismStore"]
