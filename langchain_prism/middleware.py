@@ -29,9 +29,9 @@ from ._scope import check_memory, recall_outside_session, scope_from_context
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
+except ImportError as exc:  # pragma: no cover - run in a subprocess by test_packaging
     raise ImportError(
-        "PrismMemoryMiddleware needs langchain v1: pip install 'prism-memory[agents]'"
+        "PrismMemoryMiddleware needs langchain v1: pip install 'prism-memory[langchain]'"
     ) from exc
 
 __all__ = ["PrismMemoryMiddleware"]

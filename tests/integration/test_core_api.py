@@ -9,14 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from prism_memory import (
-    FakeEmbedder,
-    FastEmbedEmbedder,
-    Memory,
-    NotFoundError,
-    PrismError,
-    RecordPage,
-)
+from prism_memory import FakeEmbedder, FastEmbedEmbedder, Memory, NotFoundError, PrismError
+from prism_memory.memory import RecordPage
 
 
 def test_add_returns_the_stored_record(any_memory: Memory) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from prism_memory import MemoryRecord, Provenance
+from prism_memory import MemoryRecord
 from prism_memory.bench.locomo import (
     answer_recall,
     covered_turns,
@@ -13,6 +13,7 @@ from prism_memory.bench.locomo import (
     pack_lines,
     parse_session_time,
 )
+from prism_memory.records import Provenance
 
 TURNS = {
     "D1:1": "I adopted a puppy named Rex from the shelter",
