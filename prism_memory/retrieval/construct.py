@@ -59,6 +59,8 @@ __all__ = [
     "select",
 ]
 
+#: long turns (the best by score) that compete as their passage in one packing
+_PASSAGES = 24
 DENSE_ROUTES = frozenset({"dense", "entity", "speaker", "time"})  # scores are cosines
 _ROUTES_WITH_EVIDENCE = frozenset({"bm25", "entity", "speaker", "time", "recent", "buffer"})
 
@@ -406,13 +408,19 @@ def pack(
     # a long raw turn competes as its passage (the query's sentences) at its full score; the
     # whole turn replaces the passage after packing if the budget still has room for it
     whole: dict[int, ContextItem] = {}
-    for i, item in enumerate(candidates):
-        if line_tokens[i] > config.long_item_tokens and not item.compressed:
-            passage = _passage(item, terms, config.long_item_tokens)
-            if passage is not None:
-                whole[i] = item
-                candidates[i] = passage
-                line_tokens[i] = _tokens(item_line(passage)) + 1
+    long_items = [
+        i
+        for i, item in enumerate(candidates)
+        if line_tokens[i] > config.long_item_tokens and not item.compressed
+    ]
+    # the best ones only: a long turn ranked below these would not be placed before the
+    # budget is spent either way, and each passage costs a sentence split
+    for i in sorted(long_items, key=lambda i: -candidates[i].score)[:_PASSAGES]:
+        passage = _passage(candidates[i], terms, config.long_item_tokens)
+        if passage is not None:
+            whole[i] = candidates[i]
+            candidates[i] = passage
+            line_tokens[i] = _tokens(item_line(passage)) + 1
     # recall per token: another item longer than ``long_item_tokens`` (a summary) competes at
     # a reduced priority
     order = sorted(
