@@ -2,7 +2,8 @@
 
 The kernel is this interpreter: a kernelspec pointing at ``sys.executable`` is installed into
 the venv (``ipykernel install --sys-prefix``) by the fixture, so a fresh clone needs nothing
-beyond ``make test``. Notebooks run in a temporary directory so they leave no files behind.
+beyond ``make test``. Notebooks run in a temporary directory so they leave no files behind, and no cell may
+print a warning.
 """
 
 from __future__ import annotations
@@ -65,3 +66,13 @@ def test_notebook_runs(path: Path, kernel_name: str, tmp_path: Path) -> None:
         out for cell in nb.cells for out in cell.get("outputs", []) if out.output_type == "error"
     ]
     assert not errors
+    # a reader must not see warnings (deprecations, tokenizer chatter) under any cell
+    warned = [
+        out.get("text", "")
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if out.output_type == "stream"
+        and out.get("name") == "stderr"
+        and "warn" in out.get("text", "").lower()
+    ]
+    assert not warned, f"{path.name} printed warnings: {warned}"
