@@ -448,11 +448,13 @@ def cmd_export(args: argparse.Namespace, embedder: Any) -> int:
         if to_stdout:
             with tempfile.TemporaryDirectory() as tmp:
                 target = os.path.join(tmp, "export.jsonl")
-                n = m.export_jsonl(target, **scope, all_scopes=args.all_scopes)
+                n = m.export_jsonl(
+                    target, **scope, all_scopes=args.all_scopes, vectors=args.vectors
+                )
                 with open(target, encoding="utf-8") as fh:
                     shutil.copyfileobj(fh, sys.stdout)
         else:
-            n = m.export_jsonl(args.file, **scope, all_scopes=args.all_scopes)
+            n = m.export_jsonl(args.file, **scope, all_scopes=args.all_scopes, vectors=args.vectors)
     message = f"exported {n} memor{'y' if n == 1 else 'ies'}" + (
         "" if to_stdout else f" to {args.file}"
     )
@@ -486,7 +488,11 @@ def cmd_import(args: argparse.Namespace, embedder: Any) -> int:
         ) as bar,
     ):
         report = m.import_jsonl(
-            args.file, skip_bad=args.skip_bad, batch_size=args.batch_size, progress=bar.update
+            args.file,
+            skip_bad=args.skip_bad,
+            batch_size=args.batch_size,
+            progress=bar.update,
+            reembed=args.reembed,
         )
     if args.json:
         _print_json(
@@ -779,14 +785,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--all-scopes", action="store_true", help="export every tenant (admin operation)"
     )
+    p.add_argument(
+        "--no-vectors",
+        dest="vectors",
+        action="store_false",
+        help="leave the dense vectors out (smaller file; an import then embeds every text)",
+    )
     _add_json(p)
 
-    p = command("import", "read JSON lines written by export (re-embeds them)", cmd_import)
+    p = command("import", "read JSON lines written by export (reuses their vectors)", cmd_import)
     p.add_argument("file")
     p.add_argument(
         "--skip-bad", action="store_true", help="skip corrupt lines instead of importing nothing"
     )
-    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=64,
+        help="records written per batch; the progress bar moves after each (default 64)",
+    )
+    p.add_argument(
+        "--reembed",
+        action="store_true",
+        help="embed every text again instead of reusing the exported vectors",
+    )
     _add_json(p)
 
     p = command("stats", "counts per layer / kind / status / trust, and engine info", cmd_stats)
