@@ -214,7 +214,7 @@ def test_a_top_ranked_long_turn_is_never_dropped_for_lower_ranked_short_ones() -
         scored(f"short note {i} about lunch", total=0.5 - i / 100, turn=i + 1) for i in range(40)
     ]
     for budget in (200, 300, 500):
-        items, text, tokens = pack(
+        items, _text, tokens = pack(
             [best, *shorts],
             query="where is the passport for the visa",
             budget_tokens=budget,
