@@ -9,23 +9,20 @@ shown: the memory of session 1 reaches the prompt of session 2, and never anothe
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
 import pytest
+from chat_fakes import ScriptedChat, UserContext, scripted
 from langchain.agents import create_agent
 from langchain_core.documents import Document
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
-from langchain_core.outputs import ChatResult
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnablePassthrough
 from langchain_core.runnables.history import RunnableWithMessageHistory
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
-from pydantic import Field
 
 from langchain_prism import (
     PrismChatMessageHistory,
@@ -38,32 +35,8 @@ from langchain_prism import (
 from prism_memory import Memory
 
 
-class ScriptedChat(GenericFakeChatModel):
-    """Replies from a script and records every prompt it was given; tools bind to itself."""
-
-    prompts: list[list[BaseMessage]] = Field(default_factory=list)
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChat:  # type: ignore[override]
-        return self
-
-    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
-        self.prompts.append(list(messages))
-        return super()._generate(messages, *args, **kwargs)
-
-
-def scripted(*replies: str | AIMessage) -> ScriptedChat:
-    return ScriptedChat(
-        messages=iter([r if isinstance(r, AIMessage) else AIMessage(r) for r in replies])
-    )
-
-
 def prompt_text(messages: list[BaseMessage]) -> str:
     return "\n".join(str(m.content) for m in messages)
-
-
-@dataclass
-class UserContext:
-    user_id: str
 
 
 def test_create_agent_middleware_remembers_across_sessions(memory: Memory) -> None:

@@ -4,36 +4,14 @@ agent with a checkpointer, two turns in one thread, on the real store and embedd
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
+from chat_fakes import ScriptedChat, UserContext
 from langchain.agents import create_agent
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import Field
 
 from langchain_prism import PrismMemoryMiddleware, PrismRetriever
 from prism_memory import Memory
-
-
-class ScriptedChat(GenericFakeChatModel):
-    """Replies from a script and records every prompt it was given."""
-
-    prompts: list[list[BaseMessage]] = Field(default_factory=list)
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChat:  # type: ignore[override]
-        return self
-
-    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
-        self.prompts.append(list(messages))
-        return super()._generate(messages, *args, **kwargs)
-
-
-@dataclass
-class UserContext:
-    user_id: str
 
 
 def test_second_turn_of_a_thread_gets_no_echo_of_the_first(

@@ -9,48 +9,21 @@ constructor, so Bob's tools can neither read, write nor delete Alice's memories.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from chat_fakes import UserContext, scripted
 from langchain.agents import create_agent
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import Field
 
 from langchain_prism import PrismMemoryMiddleware, PrismRetriever, create_memory_tools
 from prism_memory import Memory
 from prism_memory.errors import ScopeError
 
 
-class ScriptedChat(GenericFakeChatModel):
-    """Replies from a script and records every prompt it was given; tools bind to itself."""
-
-    prompts: list[list[BaseMessage]] = Field(default_factory=list)
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChat:  # type: ignore[override]
-        return self
-
-    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
-        self.prompts.append(list(messages))
-        return super()._generate(messages, *args, **kwargs)
-
-
-def scripted(*replies: str | AIMessage) -> ScriptedChat:
-    return ScriptedChat(
-        messages=iter([r if isinstance(r, AIMessage) else AIMessage(r) for r in replies])
-    )
-
-
 def call(name: str, call_id: str, **args: Any) -> AIMessage:
     return AIMessage("", tool_calls=[{"name": name, "args": args, "id": call_id}])
-
-
-@dataclass
-class UserContext:
-    user_id: str
 
 
 def tool_results(result: dict[str, Any]) -> list[str]:
