@@ -35,7 +35,7 @@ from .errors import (
     ValidationError,
 )
 from .extraction import Event, Fact, Person, Preference, SchemaSpec
-from .layers import RecordChange, RememberResult, TaskState
+from .layers.working import TaskState
 from .memory import ImportReport, Memory, RecordPage
 from .records import (
     Entity,
@@ -50,6 +50,7 @@ from .records import (
     Status,
     Trust,
 )
+from .results import RecordChange, RememberResult
 from .retrieval import Intent, MemoryContext, RecallTrace
 from .stores import EdgeStore, MemoryStore, QdrantStore
 

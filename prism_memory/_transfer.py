@@ -15,10 +15,10 @@ from pathlib import Path
 
 from pydantic import ValidationError as PydanticValidationError
 
-from ._core import MemoryCore
+from ._engine import Engine
 from ._validation import check_record, check_text
 from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
-from .records import MemoryRecord, is_record_id
+from .records import MemoryRecord, Scope, is_record_id
 
 __all__ = ["ImportReport", "TransferAPI"]
 
@@ -32,8 +32,11 @@ class ImportReport:
     errors: list[str] = field(default_factory=list)
 
 
-class TransferAPI(MemoryCore):
-    """export_jsonl / import_jsonl."""
+class TransferAPI:
+    """export_jsonl / import_jsonl, over an engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
 
     def export_jsonl(
         self,
@@ -44,17 +47,14 @@ class TransferAPI(MemoryCore):
         session_id: str | None = None,
         all_scopes: bool = False,
     ) -> int:
-        """Write records (one JSON object a line, vectors not included) and return how many.
-
-        Exports one scope, or every tenant with ``all_scopes=True`` (an admin operation).
-        """
-        self._check_open()
+        """Write records (one JSON object a line, vectors not included) and return how many."""
+        self.engine.check_open()
         if all_scopes:
             if any(v is not None for v in (user_id, agent_id, session_id)):
                 raise ValidationError("pass either a scope or all_scopes=True, not both")
-            pages: Iterator[MemoryRecord] = self._iter_all()
+            pages: Iterator[MemoryRecord] = self.engine.iter_all()
         else:
-            pages = self.iter_records(self._scope(user_id, agent_id, session_id))
+            pages = self.engine.iter_records(Scope.of(user_id, agent_id, session_id))
         target = Path(path)
         if not target.parent.is_dir():
             raise ValidationError(
@@ -84,14 +84,6 @@ class TransferAPI(MemoryCore):
             raise
         return n
 
-    def _iter_all(self) -> Iterator[MemoryRecord]:
-        cursor: str | None = None
-        while True:
-            records, cursor = self.store.scroll_all(limit=256, cursor=cursor)
-            yield from records
-            if cursor is None:
-                return
-
     def import_jsonl(
         self,
         path: str | os.PathLike[str],
@@ -100,13 +92,8 @@ class TransferAPI(MemoryCore):
         batch_size: int = 256,
         progress: Callable[[int], None] | None = None,
     ) -> ImportReport:
-        """Read an export and write its records (re-embedded) with their ids and scopes.
-
-        Every line is validated first. A bad line raises :class:`ImportDataError` naming its
-        line number and nothing is imported — unless ``skip_bad=True``, which skips bad lines
-        (listed in the report) and imports the rest.
-        """
-        self._check_open()
+        """Read an export and write its records (re-embedded) with their ids and scopes."""
+        self.engine.check_open()
         report = ImportReport()
         records: list[MemoryRecord] = []
         try:
@@ -133,7 +120,7 @@ class TransferAPI(MemoryCore):
                 records.append(record)
         for start in range(0, len(records), batch_size):
             chunk = records[start : start + batch_size]
-            self._write_records(chunk)
+            self.engine.write_records(chunk)
             report.imported += len(chunk)
             if progress is not None:
                 progress(len(chunk))

@@ -22,7 +22,8 @@ Design:
   that one sentence); its sparse vector is its own short text.
 - The rule extractor gets the names of persons already known in the scope (read once per
   scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
-- Task state (working layer) is written here too: it is a validated ``TaskState`` record.
+- It receives the :class:`~prism_memory._engine.Engine` and the schema registry; task state
+  (the working layer) is ``layers/working.py``'s.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import PrismError
 from ..extraction.reconcile import MergeOutcome, merge_fields
 from ..extraction.rules import Candidate, extract
-from ..extraction.schemas import SchemaSpec, TaskState, entity_key
+from ..extraction.schemas import SchemaRegistry, SchemaSpec, entity_key
 from ..records import (
     Entity,
     Kind,
@@ -49,13 +50,12 @@ from ..records import (
     make_record_id,
     utcnow,
 )
+from ..results import RecordChange, RememberResult
 from ..stores import PointData, RecordFilter
 from ..stores.filters import Condition
-from .result import RecordChange, RememberResult
-from .working import task_record_id, task_summary
 
 if TYPE_CHECKING:
-    from .._write_api import WriteAPI
+    from .._engine import Engine
 
 __all__ = ["SemanticWriter", "key_record_id"]
 
@@ -147,7 +147,7 @@ def _local_day(value: datetime, like: datetime | None) -> str:
 
 
 class SemanticWriter:
-    """Turns candidates into records for a :class:`~prism_memory.Memory`.
+    """Turns extraction candidates into semantic records, over an engine.
 
     Example:
         >>> from prism_memory import Memory, FakeEmbedder
@@ -158,8 +158,9 @@ class SemanticWriter:
         >>> m.close()
     """
 
-    def __init__(self, memory: WriteAPI) -> None:
-        self.m = memory
+    def __init__(self, engine: Engine, schemas: SchemaRegistry) -> None:
+        self.engine = engine
+        self.schemas = schemas
         self._people: dict[str, set[str]] = {}  # scope key -> names of known persons
 
     def known_people(self, scope: Scope) -> set[str]:
@@ -175,7 +176,7 @@ class SemanticWriter:
             )
             names = set()
             try:
-                for record in self.m.iter_records(scope, flt):
+                for record in self.engine.iter_records(scope, flt):
                     name = record.fields.get("name")
                     if isinstance(name, str) and name:
                         names.add(name)
@@ -191,7 +192,7 @@ class SemanticWriter:
         self, turns: Sequence[MemoryRecord], scope: Scope | None = None
     ) -> list[Candidate]:
         out: list[Candidate] = []
-        user_specs = [s for s in self.m.schemas.user_schemas() if s.extract is not None]
+        user_specs = [s for s in self.schemas.user_schemas() if s.extract is not None]
         for turn in turns:
             if turn.metadata.get("role") != "user":
                 continue
@@ -244,7 +245,7 @@ class SemanticWriter:
         dense: dict[str, list[float]] = {}
         if texts:
             ids = list(texts)
-            vectors = self.m.embedder.embed_documents([texts[i] for i in ids])
+            vectors = self.engine.embedder.embed_documents([texts[i] for i in ids])
             dense = {i: list(map(float, v)) for i, v in zip(ids, vectors, strict=True)}
         return records, shared, dense
 
@@ -259,11 +260,11 @@ class SemanticWriter:
         pending: dict[str, MemoryRecord] = {}
         changed_turns: dict[str, set[str]] = {}  # turn id -> what it said that changed since
         keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
-        if self.m.config.safety.redact_pii:
+        if self.engine.config.safety.redact_pii:
             _redact_candidates(candidates)
         for cand in candidates:
             try:
-                spec = self.m.schemas.get(cand.schema)
+                spec = self.schemas.get(cand.schema)
                 fields = spec.validate_fields(cand.fields)
                 key = cand.key or spec.key_string(fields)
                 if key is None:
@@ -276,7 +277,7 @@ class SemanticWriter:
             keyed.append((cand, spec, fields, key, key_record_id(scope, spec, key)))
         # every stored current value the batch may merge with, in one read
         rids = list(dict.fromkeys(rid for *_, rid in keyed))
-        stored = {r.id: r for r in self.m.store.get(rids, scope)} if rids else {}
+        stored = {r.id: r for r in self.engine.store.get(rids, scope)} if rids else {}
         for cand, spec, fields, key, rid in keyed:
             current = pending.get(rid) or stored.get(rid)
             try:
@@ -306,7 +307,7 @@ class SemanticWriter:
                 merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
                 if merged_ids != current.provenance.source_ids and rid not in pending:
                     current.provenance.source_ids = merged_ids[-MAX_SOURCE_IDS:]
-                    self.m.store.set_payload(
+                    self.engine.store.set_payload(
                         [rid],
                         scope,
                         {
@@ -362,13 +363,13 @@ class SemanticWriter:
         """Note on the source turns of superseded records what they said that later changed
         (``metadata["changed_later"]``): a context shows such a turn with that note, so the
         old value reads as history, not as what holds now."""
-        turns = self.m.store.get(list(changed), scope)
+        turns = self.engine.store.get(list(changed), scope)
         for turn in turns:
             if turn.kind != Kind.OBSERVATION:
                 continue
             labels = sorted(set(turn.metadata.get("changed_later") or []) | changed[turn.id])
             metadata = {**turn.metadata, "changed_later": labels}
-            self.m.store.set_payload([turn.id], scope, {"metadata": metadata})
+            self.engine.store.set_payload([turn.id], scope, {"metadata": metadata})
 
     def _retire(
         self,
@@ -388,7 +389,7 @@ class SemanticWriter:
             ]
         )
         try:
-            current = [r for r in self.m.iter_records(scope, flt) if r.id not in pending]
+            current = [r for r in self.engine.iter_records(scope, flt) if r.id not in pending]
         except PrismError as exc:
             log.info("records to retire not read: %s", exc)
             return
@@ -418,7 +419,7 @@ class SemanticWriter:
                 old.valid_to = max(when, old.valid_from or when)
                 old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
                 old.metadata = {**old.metadata, "superseded_by": new.id}
-                self.m.store.set_payload(
+                self.engine.store.set_payload(
                     [old.id],
                     scope,
                     {
@@ -448,15 +449,15 @@ class SemanticWriter:
         copy.relations = [*copy.relations, Relation(type="contradicts", target_id=rid)]
         copy.metadata = {**copy.metadata, "superseded_by": rid}
         if in_batch:  # the version never reached the store: embed it with the batch
-            self.m.store.upsert(self.m.embed_records([copy]))
+            self.engine.store.upsert(self.engine.embed_records([copy]))
         else:
-            vectors = self.m.store.get_vectors([rid], scope)
+            vectors = self.engine.store.get_vectors([rid], scope)
             dense = vectors.get(rid)
             if dense is None:
-                self.m.store.upsert(self.m.embed_records([copy]))
+                self.engine.store.upsert(self.engine.embed_records([copy]))
             else:
-                self.m.store.upsert(
-                    [PointData(copy, dense, self.m.sparse.documents([copy.text])[0])]
+                self.engine.store.upsert(
+                    [PointData(copy, dense, self.engine.sparse.documents([copy.text])[0])]
                 )
         return copy
 
@@ -472,7 +473,7 @@ class SemanticWriter:
         entities = list(
             {e.key: e for e in [*cand.entities, *_field_entities(spec, fields)]}.values()
         )
-        record = self.m.build_record(
+        record = self.engine.build_record(
             spec.text(fields),
             scope,
             kind=spec.kind,
@@ -501,83 +502,33 @@ class SemanticWriter:
 
         result = RememberResult()
         try:
-            extractor = LLMExtractor(self.m.llm, self.m.schemas, self.m.config.extraction)
+            extractor = LLMExtractor(self.engine.llm, self.schemas, self.engine.config.extraction)
             candidates = extractor.extract_turns(turns, fallback=self.rule_candidates)
-            with self.m.scope_lock(scope):
+            with self.engine.scope_lock(scope):
                 records = self.reconcile(candidates, scope, result)
-                self.m._write_records(records, screen=False)  # derived from screened turns
+                self.engine.write_records(records, screen=False)  # derived from screened turns
                 self._done(turns, scope)
         except Exception as exc:  # the agent's turn must never fail because of extraction
             log.warning("LLM extraction pass failed: %s", exc)
-            self.m.background_errors.append(f"llm extraction: {exc}")
+            self.engine.background_errors.append(f"llm extraction: {exc}")
         return result
 
     def _done(self, turns: Sequence[MemoryRecord], scope: Scope) -> None:
         """Clear the turns' ``extraction="pending"`` mark: their facts are written."""
         pending = [t.id for t in turns if t.extraction == "pending"]
         if pending:
-            self.m.store.set_payload(pending, scope, {"extraction": None})
+            self.engine.store.set_payload(pending, scope, {"extraction": None})
             for t in turns:
                 t.extraction = None
 
     def resume(self, turns: Sequence[MemoryRecord], scope: Scope) -> RememberResult:
         """Extract turns a dead process left ``extraction="pending"``: with the LLM when the
         memory has one (:meth:`llm_pass`), else with the rules."""
-        if self.m._llm_extraction:
+        if self.engine.llm_extraction:
             return self.llm_pass(turns, scope)
         result = RememberResult()
-        with self.m.scope_lock(scope):
+        with self.engine.scope_lock(scope):
             records = self.reconcile(self.rule_candidates(turns), scope, result)
-            self.m._write_records(records, screen=False)
+            self.engine.write_records(records, screen=False)
             self._done(turns, scope)
         return result
-
-    # -- working memory -------------------------------------------------------------------
-    def load_task(self, scope: Scope, task_id: str) -> TaskState | None:
-        found = self.m.store.get([task_record_id(scope, task_id)], scope)
-        if not found:
-            return None
-        return TaskState.model_validate(found[0].fields)
-
-    def save_task(self, scope: Scope, state: TaskState, result: RememberResult) -> None:
-        """Write the task's working record; a closed task becomes an episodic summary."""
-        spec = self.m.schemas.get("TaskState")
-        rid = task_record_id(scope, state.task_id)
-        if state.closed:
-            summary = self.m.build_record(
-                task_summary(state),
-                scope,
-                kind=Kind.SUMMARY,
-                layer=Layer.EPISODIC,
-                task_id=state.task_id,
-                fields=state.model_dump(mode="json"),
-                schema=spec.name,
-                entities=state.active_entities[:12],
-                importance=0.7,
-                source=Source.DERIVED,
-                source_ids=[rid],
-                metadata={"task_status": state.status},
-            )
-            self.m._write_records([summary], screen=False)
-            self.m.store.delete([rid], scope)
-            self.m._notify_write(scope)
-            result.added.append(RecordChange(summary, f"task {state.task_id} closed: summarised"))
-            return
-        found = self.m.store.get([rid], scope)
-        record = self.m.build_record(
-            spec.text(state.model_dump(mode="json")),
-            scope,
-            kind=Kind.TASK,
-            layer=Layer.WORKING,
-            task_id=state.task_id,
-            fields=state.model_dump(mode="json"),
-            schema=spec.name,
-            entities=state.active_entities[:12],
-            importance=0.8,
-            source=Source.SYSTEM,
-            record_id=rid,
-        )
-        if found:
-            record.created_at = found[0].created_at
-        self.m._write_records([record], screen=False)  # internal task state
-        (result.updated if found else result.added).append(RecordChange(record, "task state"))
