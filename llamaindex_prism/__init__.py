@@ -12,7 +12,8 @@ Every adapter takes the ``prism_memory.Memory`` first (also as ``memory=``) and 
 
 from __future__ import annotations
 
-from ._construct import ConstructResult
+from prism_memory.retrieval.construct import ConstructResult
+
 from .embedding import PrismEmbedding
 from .memory import PrismMemory
 from .memory_block import PrismMemoryBlock

@@ -19,6 +19,7 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
@@ -28,10 +29,37 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from prism_memory import Scope
 from prism_memory.tokens import count_tokens
 
-from ._construct import shrink_context
 from ._convert import check_memory, context_text, message_text, messages_to_turns
 
 __all__ = ["PrismMemoryBlock"]
+
+
+_CLOSING = re.compile(r"^\s*(</[^>]+>|-{3,}|={3,}|`{3,}|\[/[^\]]+\]|\]\s*)\s*$")
+_HEADER = re.compile(r"^\s*(#.*|.*:\s*|\[[^\]/]+\]\s*)$")
+
+
+def shrink_context(text: str, max_tokens: int) -> str:
+    """``text`` cut to at most ``max_tokens`` tokens by dropping whole lines from the end.
+
+    The first line (an opening delimiter or title) and a closing delimiter line are kept;
+    section headers left without items are dropped. ``""`` when not even that fits.
+    """
+    if max_tokens <= 0 or not text.strip():
+        return ""
+    if count_tokens(text) <= max_tokens:
+        return text
+    lines = text.splitlines()
+    footer = [lines.pop()] if len(lines) > 1 and _CLOSING.match(lines[-1]) else []
+    header = [lines.pop(0)] if len(lines) > 1 else []
+    body = lines
+    while body:
+        body.pop()
+        while body and (not body[-1].strip() or _HEADER.match(body[-1])):
+            body.pop()
+        candidate = "\n".join(header + body + footer)
+        if body and count_tokens(candidate) <= max_tokens:
+            return candidate
+    return ""
 
 
 class PrismMemoryBlock(BaseMemoryBlock[str]):

@@ -8,11 +8,11 @@ Design:
   version id (the key's id + its version number ``metadata["version"]``, never a clock reading,
   so the same writes give the same ids) with ``status=superseded``, ``valid_to`` closed and a ``contradicts`` link to the
   current id; the new version takes the current id and links ``supersedes`` to the copy.
-- A candidate may carry its own identity (``Candidate.key``): a *slot* ("budget", "home city",
+- A candidate may carry its own identity (``FactCandidate.key``): a *slot* ("budget", "home city",
   "favourite coffee shop") keeps one current value, so a new value supersedes the old one even
   when the schema's natural key differs (a new favourite); a statement that can hold many
   values is keyed with its value and never supersedes a sibling.
-- A candidate may name what it replaces (``Candidate.retire``: "the Madrid flight is now on
+- A candidate may name what it replaces (``FactCandidate.retire``: "the Madrid flight is now on
   March 19" -> ``madrid``; ``retire_date``: "五一的计划改了"): the holder's current events and
   facts from other turns that contain all those words (or fall on that day) are closed
   (``valid_to``, ``status=superseded``, linked both ways) when it is written.
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PrismError
 from ..extraction.reconcile import MergeOutcome, merge_fields
-from ..extraction.rules import Candidate, extract
+from ..extraction.rules import FactCandidate, extract
 from ..extraction.schemas import SchemaRegistry, SchemaSpec, entity_key
 from ..records import (
     Entity,
@@ -93,7 +93,7 @@ def _field_entities(spec: SchemaSpec, fields: dict[str, Any]) -> list[Entity]:
     return out
 
 
-def _redact_candidates(candidates: Sequence[Candidate]) -> None:
+def _redact_candidates(candidates: Sequence[FactCandidate]) -> None:
     """Identifiers out of candidates (an LLM's answer may hold some) before the entity key,
     the record id and the text are derived from their fields."""
     from ..safety import redact, redact_value
@@ -190,8 +190,8 @@ class SemanticWriter:
     # -- candidates -----------------------------------------------------------------------
     def rule_candidates(
         self, turns: Sequence[MemoryRecord], scope: Scope | None = None
-    ) -> list[Candidate]:
-        out: list[Candidate] = []
+    ) -> list[FactCandidate]:
+        out: list[FactCandidate] = []
         user_specs = [s for s in self.schemas.user_schemas() if s.extract is not None]
         for turn in turns:
             if turn.metadata.get("role") != "user":
@@ -213,7 +213,9 @@ class SemanticWriter:
                     continue
                 for item in items or []:
                     if isinstance(item, dict):
-                        found.append(Candidate(spec.name, dict(item), 0.8, 0.7, evidence=turn.text))
+                        found.append(
+                            FactCandidate(spec.name, dict(item), 0.8, 0.7, evidence=turn.text)
+                        )
             for c in found:
                 c.source_ids = _source_ids(turn)
                 c.event_time = c.event_time or when
@@ -251,7 +253,7 @@ class SemanticWriter:
 
     # -- reconciliation -------------------------------------------------------------------
     def reconcile(
-        self, candidates: Sequence[Candidate], scope: Scope, result: RememberResult
+        self, candidates: Sequence[FactCandidate], scope: Scope, result: RememberResult
     ) -> list[MemoryRecord]:
         """Validate and merge candidates against the store; supersessions are written here.
 
@@ -259,7 +261,7 @@ class SemanticWriter:
         """
         pending: dict[str, MemoryRecord] = {}
         changed_turns: dict[str, set[str]] = {}  # turn id -> what it said that changed since
-        keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
+        keyed: list[tuple[FactCandidate, SchemaSpec, dict[str, Any], str, str]] = []
         if self.engine.config.safety.redact_pii:
             _redact_candidates(candidates)
         for cand in candidates:
@@ -373,7 +375,7 @@ class SemanticWriter:
 
     def _retire(
         self,
-        retiring: Sequence[tuple[Candidate, str]],
+        retiring: Sequence[tuple[FactCandidate, str]],
         pending: dict[str, MemoryRecord],
         scope: Scope,
         result: RememberResult,
@@ -465,7 +467,7 @@ class SemanticWriter:
         self,
         spec: SchemaSpec,
         fields: dict[str, Any],
-        cand: Candidate,
+        cand: FactCandidate,
         scope: Scope,
         rid: str,
         key: str,
