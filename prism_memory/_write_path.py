@@ -48,7 +48,13 @@ from .layers.buffer import (
 )
 from .layers.episodic import move_to_episodic
 from .layers.semantic import SemanticWriter
-from .layers.working import TaskState, apply_task_update, load_task, save_task
+from .layers.working import (
+    TaskState,
+    apply_task_update,
+    load_task,
+    register_task_schema,
+    save_task,
+)
 from .lifecycle.worker import BackgroundWorker
 from .records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
 from .results import RecordChange, RememberResult
@@ -83,6 +89,7 @@ class WritePath:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.schemas = SchemaRegistry()
+        register_task_schema(self.schemas)
         self.buffers = BufferIndex()
         self.semantic = SemanticWriter(engine, self.schemas)
         self.worker: BackgroundWorker | None = (

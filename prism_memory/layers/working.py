@@ -8,6 +8,8 @@ Design:
   replaced, subgoal statuses are merged.
 - A task that closes (done / failed / cancelled) leaves working memory: its state is summarised
   (:func:`task_summary`) into an episodic ``summary`` record and the working record is deleted.
+- :class:`TaskState` is a schema of the engine's registry (:func:`register_task_schema`, a
+  built-in users cannot replace; the extractors never fill it).
 - :func:`load_task` / :func:`save_task` read and write that record through the engine; the
   write path calls them under the scope lock.
 """
@@ -15,12 +17,13 @@ Design:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import ValidationError, pydantic_reason
-from ..extraction.schemas import SchemaSpec, TaskState
+from ..extraction.schemas import SchemaRegistry, SchemaSpec
 from ..records import Kind, Layer, Scope, Source, make_record_id
 from ..results import RecordChange, RememberResult
 
@@ -31,12 +34,59 @@ __all__ = [
     "TaskState",
     "apply_task_update",
     "load_task",
+    "register_task_schema",
     "save_task",
     "task_record_id",
     "task_summary",
+    "task_text",
 ]
 
 _STATUSES = ("active", "paused", "done", "failed", "cancelled")
+
+
+class TaskState(BaseModel):
+    """Working memory of one task: goal, status, subgoals, entities, constraints, decisions.
+
+    Example:
+        >>> TaskState(task_id="trip-1", goal="book a hotel").status
+        'active'
+    """
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    task_id: str
+    goal: str | None = None
+    status: Literal["active", "paused", "done", "failed", "cancelled"] = "active"
+    subgoals: dict[str, str] = Field(
+        default_factory=dict, description="subgoal id -> status (active, done, ...)."
+    )
+    parent_task_id: str | None = None
+    active_entities: list[str] = Field(default_factory=list)
+    constraints: list[str] = Field(default_factory=list)
+    decisions: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        return self.status in ("done", "failed", "cancelled")
+
+
+def task_text(f: dict[str, Any]) -> str:
+    """The working record's text: task, status, goal, subgoals, entities, constraints."""
+    parts = [f"Task {f.get('task_id')} ({f.get('status')})"]
+    if f.get("goal"):
+        parts.append(f"goal: {f['goal']}")
+    if f.get("subgoals"):
+        parts.append("subgoals: " + ", ".join(f"{k}={v}" for k, v in f["subgoals"].items()))
+    for name in ("active_entities", "constraints", "decisions"):
+        if f.get(name):
+            parts.append(f"{name.replace('_', ' ')}: " + "; ".join(map(str, f[name])))
+    return ". ".join(parts)
+
+
+def register_task_schema(registry: SchemaRegistry) -> SchemaSpec:
+    """Add :class:`TaskState` to a schema registry (keyed by ``task_id``)."""
+    return registry.register_builtin(TaskState, ["task_id"], kind=Kind.TASK, render=task_text)
 
 
 def task_record_id(scope: Scope, task_id: str) -> str:
