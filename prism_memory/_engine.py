@@ -385,9 +385,14 @@ class Engine:
         self.check_open()
         self.store.flush()
 
-    def close(self) -> None:
-        """Flush and release the store (the embedded path can then be opened elsewhere)."""
+    def close(self, *, release_store: bool = True) -> None:
+        """Flush and release the store (the embedded path can then be opened elsewhere).
+
+        ``release_store=False`` only marks the engine closed (a store the caller passed in,
+        when opening a ``Memory`` over it failed, stays the caller's).
+        """
         if self._closed:
             return
         self._closed = True
-        self.store.close()
+        if release_store:
+            self.store.close()

@@ -117,10 +117,7 @@ class Memory:
             self._writes.on_open()  # finish what an earlier process left undone
         except BaseException:
             # release an engine we opened (the embedded lock); a store passed in stays the caller's
-            if self._engine.owns_store:
-                self._engine.close()
-            else:
-                self._engine._closed = True
+            self._engine.close(release_store=self._engine.owns_store)
             raise
 
     # -- the parts' state, for adapters and tools -------------------------------------------
