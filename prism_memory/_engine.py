@@ -175,10 +175,12 @@ class Engine:
         for listener in self._write_listeners:
             listener(event)
 
-    def report_error(self, message: str) -> None:
-        """Record a failed background step (kept in :attr:`background_errors`, logged)."""
+    def report_error(self, message: str, *, logged: bool = False) -> None:
+        """Record a failed background step in :attr:`background_errors` (and log it, unless
+        the step has ``logged`` it already)."""
         self.background_errors.append(message)
-        log.warning("background memory step failed: %s", message)
+        if not logged:
+            log.warning("background memory step failed: %s", message)
 
     @property
     def llm_extraction(self) -> bool:

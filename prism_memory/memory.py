@@ -180,7 +180,7 @@ class Memory:
         """Every record of a scope matching ``flt`` (all pages)."""
         return self._engine.iter_records(scope, flt, page_size=page_size)
 
-    # engine calls the LangChain store adapter and the tests make directly
+    # private engine access the LangChain store adapter and the tests use (not the API)
     @staticmethod
     def _scope(user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope:
         return Scope.of(user_id, agent_id, session_id)

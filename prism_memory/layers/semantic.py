@@ -512,7 +512,7 @@ class SemanticWriter:
                 self._done(turns, scope)
         except Exception as exc:  # the agent's turn must never fail because of extraction
             log.warning("LLM extraction pass failed: %s", exc)
-            self.engine.background_errors.append(f"llm extraction: {exc}")
+            self.engine.report_error(f"llm extraction: {exc}", logged=True)
         return result
 
     def _done(self, turns: Sequence[MemoryRecord], scope: Scope) -> None:
