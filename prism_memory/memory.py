@@ -810,8 +810,7 @@ class Memory:
     def flush(self, timeout: float | None = None) -> None:
         """Wait for background steps (extraction, consolidation), then make writes durable."""
         self._writes.join(timeout)
-        self._engine.check_open()
-        self._engine.store.flush()
+        self._engine.flush()
 
     def close(self) -> None:
         """Write pending access statistics, stop the background worker, then flush and release
