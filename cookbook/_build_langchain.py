@@ -63,7 +63,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "01_quickstart.ipynb": [
         ("md", "# PRISM quickstart\n\nThe core API on the embedded store: remember a conversation, "
                "recall a token-budgeted context for a new question, search, and forget."),
-        ("code", SETUP),
+        ("code", QUIET_SETUP),
         ("md", "## Remember\n`remember` takes a string, role/content dicts or LangChain messages. "
                "Turns go to the session's buffer; facts and preferences are extracted into "
                "long-term (semantic) memory of the user right away."),
@@ -183,7 +183,7 @@ memory.close()'''),
         ("md", "# A LangGraph store on PRISM\n\n`PrismStore` implements LangGraph's `BaseStore`, so "
                "`runtime.store.put/search` in any graph (and LangMem-style tools) run on PRISM. "
                "Each namespace is its own scope, matched exactly segment by segment."),
-        ("code", SETUP + "\n\n" + FAKE_MODEL),
+        ("code", QUIET_SETUP + "\n\n" + FAKE_MODEL),
         ("code", '''import uuid
 from dataclasses import dataclass
 
@@ -242,20 +242,18 @@ memory.close()'''),
     "04_lcel_retriever_and_history.ipynb": [
         ("md", "# LCEL: a retriever and a chat history on PRISM\n\n`PrismRetriever` brings recalled "
                "long-term memories into a chain; `PrismChatMessageHistory` keeps each session's "
-               "messages for `RunnableWithMessageHistory`.\n\nThis is the pattern for existing "
-               "LCEL code: `RunnableWithMessageHistory` is deprecated in LangChain 1.x. New agents "
-               "use `create_agent` with a checkpointer and `PrismMemoryMiddleware` (notebook 02)."),
+               "messages. The chain reads `history.messages` and the exchange is added after each "
+               "call: plain LCEL, no `RunnableWithMessageHistory` (deprecated in LangChain 1.x).\n\n"
+               "For agents, the LangChain 1.x way is `create_agent` with a checkpointer and "
+               "`PrismMemoryMiddleware` (notebook 02)."),
         ("code", QUIET_SETUP + "\n\n" + FAKE_MODEL),
         ("code", '''from operator import itemgetter
 
+from langchain_core.messages import HumanMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnablePassthrough
-from langchain_core.runnables.history import RunnableWithMessageHistory
 
 from langchain_prism import PrismChatMessageHistory, PrismRetriever
-
-# deprecated in LangChain 1.x (see above); shown for existing code, so its warning is silenced
-warnings.filterwarnings("ignore", message="RunnableWithMessageHistory is deprecated")
 
 model = scripted("Porto is lovely in May.", "You mentioned Porto.", "Maybe Porto again?")
 prompt = ChatPromptTemplate.from_messages(
@@ -273,18 +271,21 @@ def as_text(docs):
 
 
 chain = RunnablePassthrough.assign(memories=itemgetter("question") | retriever | as_text) | prompt | model
-chat = RunnableWithMessageHistory(
-    chain,
-    lambda session_id: PrismChatMessageHistory(memory, user_id="alice", session_id=session_id),
-    input_messages_key="question",
-    history_messages_key="history",
-)'''),
-        ("code", '''s1 = {"configurable": {"session_id": "s1"}}
-chat.invoke({"question": "My favourite city is Porto."}, config=s1)
-chat.invoke({"question": "Which city did I mention?"}, config=s1)
+
+
+def chat(question: str, session_id: str) -> str:
+    """One turn: the session's messages in, the new exchange saved."""
+    history = PrismChatMessageHistory(memory, user_id="alice", session_id=session_id)
+    # the retriever reads the session from the config and leaves its turns out of the memories
+    config = {"configurable": {"session_id": session_id}}
+    answer = chain.invoke({"question": question, "history": history.messages}, config=config)
+    history.add_messages([HumanMessage(question), answer])
+    return answer.content'''),
+        ("code", '''chat("My favourite city is Porto.", "s1")
+chat("Which city did I mention?", "s1")
 print([m.type for m in model.prompts[-1]])  # system, previous exchange, new question
 print([m.content for m in PrismChatMessageHistory(memory, user_id="alice", session_id="s1").messages])'''),
-        ("code", '''chat.invoke({"question": "Where should I travel next?"}, config={"configurable": {"session_id": "s2"}})
+        ("code", '''chat("Where should I travel next?", "s2")
 print(model.prompts[-1][0].text)
 assert "Porto" in model.prompts[-1][0].text  # a new session, recalled from long-term memory
 for doc in retriever.invoke("favourite city"):

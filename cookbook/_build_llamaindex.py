@@ -44,6 +44,12 @@ what the model would receive. Swap in `llama_index.llms.openai.OpenAI()` for a r
     code(
         """
 import tempfile
+import warnings
+
+from tqdm import TqdmWarning
+
+# LlamaIndex imports tqdm.auto, which warns in Jupyter without ipywidgets
+warnings.filterwarnings("ignore", category=TqdmWarning)
 
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
@@ -142,10 +148,12 @@ MEMORY_BLOCK = [
         """
 # PRISM as a memory block of `llama_index.core.memory.Memory`, in an agent
 
-LlamaIndex's `Memory` keeps a short-term chat queue and pushes the messages it ejects into its
-*memory blocks*; on every read it asks each block for content and adds it to the prompt inside
-`<memory>...</memory>`. `PrismMemoryBlock` is such a block: ejected messages are remembered in
-PRISM (facts extracted, turns indexed) and each read is a PRISM `recall` for the latest message.
+LlamaIndex's `Memory` keeps a short-term chat queue; on every read it asks each of its
+*memory blocks* for content and adds it to the prompt inside `<memory>...</memory>`.
+`PrismMemoryBlock` is such a block: on each read it remembers the session's new messages in
+PRISM (facts extracted, turns indexed; each message once) and answers with a PRISM `recall`
+for the latest message, leaving out what the chat window already shows. LlamaIndex's default
+settings are all it needs: nothing has to be ejected from the ~21K-token window first.
 
 One block can serve many sessions: it keeps no per-call state, so one session's memories never
 leak into another's.
@@ -154,8 +162,14 @@ leak into another's.
     code(
         """
 import tempfile
+import warnings
 from collections.abc import Sequence
 from typing import Any
+
+from tqdm import TqdmWarning
+
+# LlamaIndex imports tqdm.auto, which warns in Jupyter without ipywidgets
+warnings.filterwarnings("ignore", category=TqdmWarning)
 
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
@@ -207,22 +221,16 @@ agent = FunctionAgent(
     ),
     md(
         """
-## Monday: a long chat, whose early turns leave the short-term window
+## Monday: a chat with LlamaIndex's default `Memory`
 
-A tiny chat window (`chat_history_token_ratio` of `token_limit`) makes LlamaIndex eject old
-turns early; they land in the PRISM block.
+Every turn reaches PRISM as the agent reads its memory before each model call;
+`block.asave_session(...)` at the end stores the last reply too.
 """
     ),
     code(
         """
 def session(session_id: str) -> LlamaMemory:
-    return LlamaMemory.from_defaults(
-        session_id=session_id,
-        memory_blocks=[block],
-        token_limit=1000,
-        chat_history_token_ratio=0.04,  # a 40-token chat window, tiny on purpose
-        token_flush_size=20,
-    )
+    return LlamaMemory.from_defaults(session_id=session_id, memory_blocks=[block])  # defaults
 
 
 monday = session("monday")
@@ -233,11 +241,9 @@ for text in [
     "Next week is busy, we will probably order in most nights.",
 ]:
     await agent.run(text, memory=monday)
+await block.asave_session(monday)  # the session ends: its last reply is stored too
 
-from llama_index.core.storage.chat_store.sql import MessageStatus
-
-active = await monday.sql_store.get_messages("monday", status=MessageStatus.ACTIVE)
-print(len(active), "turns still in the short-term window;", memory.stats(user_id="alice")["layers"])
+print(len(memory.history(user_id="alice", session_id="monday")), "turns remembered")
 """
     ),
     md("## Tuesday: a fresh session, same user"),
@@ -263,7 +269,8 @@ print(system)
 ## Two sessions, one block, no leaks
 
 A block without a user id scopes every read by the session LlamaIndex passes. Session A's
-memories never reach session B, whichever asks first.
+memories never reach session B, whichever asks first. (A later visit of a session is a new
+`Memory` with the same session id: its chat window starts empty, PRISM still knows.)
 """
     ),
     code(
@@ -272,21 +279,17 @@ shared = PrismMemoryBlock(memory)  # no user id: each session is its own scope
 
 
 def kiosk(session_id: str) -> LlamaMemory:
-    return LlamaMemory.from_defaults(session_id=session_id, memory_blocks=[shared],
-                                     token_limit=1000, chat_history_token_ratio=0.06,
-                                     token_flush_size=40)
+    return LlamaMemory.from_defaults(session_id=session_id, memory_blocks=[shared])
 
 
-a, b = kiosk("kiosk-a"), kiosk("kiosk-b")
-chatter = ["Tell me about the museum opening hours on weekends, please.",
-           "The museum opens at ten and closes at six on weekends and holidays.",
-           "Is there a cafe inside the museum building as well?",
-           "Yes, on the second floor, next to the modern art collection."]
-for mem, fact in [(a, "My locker code is 4411."), (b, "My locker code is 9090.")]:
-    await mem.aput(ChatMessage(role="user", content=fact))
-    await mem.aput(ChatMessage(role="assistant", content="Noted."))
-    for i, text in enumerate(chatter):
-        await mem.aput(ChatMessage(role="user" if i % 2 == 0 else "assistant", content=text))
+for session_id, fact in [("kiosk-a", "My locker code is 4411."),
+                         ("kiosk-b", "My locker code is 9090.")]:
+    visit = kiosk(session_id)
+    await visit.aput(ChatMessage(role="user", content=fact))
+    await visit.aput(ChatMessage(role="assistant", content="Noted."))
+    await shared.asave_session(visit)
+
+a, b = kiosk("kiosk-a"), kiosk("kiosk-b")  # the next visit of each session
 
 
 async def memory_part(mem: LlamaMemory) -> str:
@@ -322,6 +325,13 @@ Offline: embeddings come from PRISM's packaged MiniLM (via `PrismEmbedding`), th
     ),
     code(
         """
+import warnings
+
+from tqdm import TqdmWarning
+
+# LlamaIndex imports tqdm.auto, which warns in Jupyter without ipywidgets
+warnings.filterwarnings("ignore", category=TqdmWarning)
+
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.llms import MockLLM
 from llama_index.core.schema import MetadataMode

@@ -3,7 +3,8 @@
 One convention for every adapter: the :class:`prism_memory.Memory` comes first (or as
 ``memory=``), the scope as ``user_id`` / ``agent_id`` / ``session_id`` keywords, everything else
 optional. Adapters that need an optional framework (langchain-classic, langchain v1 agents,
-langgraph) are imported on first use, so ``import langchain_prism`` needs only langchain-core.
+langgraph) are imported on first use, so ``import langchain_prism`` needs only langchain-core
+(``pip install 'prism-memory[langchain]'`` installs all three).
 
 >>> from langchain_prism import PrismRetriever  # doctest: +SKIP
 >>> retriever = PrismRetriever(memory, user_id="alice", budget_tokens=800)  # doctest: +SKIP
@@ -13,6 +14,13 @@ from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+try:
+    import langchain_core  # noqa: F401  (the guard: every adapter here builds on it)
+except ImportError as exc:
+    raise ImportError(
+        "langchain_prism needs langchain-core: pip install 'prism-memory[langchain]'"
+    ) from exc
 
 from .chat_history import PrismChatMessageHistory
 from .retriever import PrismRetriever

@@ -20,7 +20,8 @@ Design:
   ``"*"`` as a one-segment wildcard, like LangGraph's in-memory store.
 - Value filters follow LangGraph's in-memory store exactly (nested dicts, lists compared element
   by element, ``$eq $ne $gt $gte $lt $lte``), except that a range operator on a missing or
-  non-numeric value does not match where the reference store raises.
+  non-numeric value does not match where the reference store raises, and ``$in`` / ``$nin``
+  (which the reference store refuses) work as in ``Memory.search`` filters.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from prism_memory.errors import ValidationError
+from prism_memory.stores.filters import DOLLAR_OPS
 
 __all__ = [
     "decode_value",
@@ -242,8 +244,12 @@ def _apply(value: Any, op: str, expected: Any) -> bool:
         return bool(value == expected)
     if op == "$ne":
         return bool(value != expected)
+    if op in ("$in", "$nin"):  # beyond the reference store: the rest of the $ dialect
+        if not isinstance(expected, (list, tuple, set)):
+            raise ValueError(f"filter operator {op} needs a list, got {expected!r}")
+        return (value in list(expected)) == (op == "$in")
     if op not in ("$gt", "$gte", "$lt", "$lte"):
-        raise ValueError(f"unsupported filter operator {op!r}; use $eq $ne $gt $gte $lt $lte")
+        raise ValueError(f"unsupported filter operator {op!r}; accepted: {', '.join(DOLLAR_OPS)}")
     try:
         a, b = float(value), float(expected)
     except (TypeError, ValueError, OverflowError):

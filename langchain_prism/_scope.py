@@ -145,9 +145,10 @@ def recall_outside_session(
 ) -> Any:
     """``memory.recall`` across the user's/agent's sessions, without the current conversation.
 
-    The current session's turns (buffer records of ``scope["session_id"]``, or any turn whose
-    text is one of ``thread_texts``, the messages already in the prompt) are the conversation
-    itself, not memories: they are left out and the context is rendered again without them.
+    The current conversation is not a memory: the turns of ``scope["session_id"]`` (buffered,
+    or moved on to the episodic layer when the session ended or the buffer overflowed) and any
+    record, of any layer, whose text is one of ``thread_texts`` (the messages already in the
+    prompt) are left out and the context is rendered again without them.
     """
     from prism_memory.records import Layer
     from prism_memory.retrieval import MemoryContext
@@ -160,9 +161,8 @@ def recall_outside_session(
     texts = {" ".join(t.split()) for t in thread_texts if t and t.strip()}
 
     def in_thread(record: Any) -> bool:
-        if record.layer != Layer.BUFFER:
-            return False
-        if session is not None and record.session_id == session:
+        turn = record.layer == Layer.BUFFER or "role" in record.metadata
+        if session is not None and turn and record.session_id == session:
             return True
         return " ".join(record.text.split()) in texts
 

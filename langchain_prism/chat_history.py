@@ -77,6 +77,8 @@ class PrismChatMessageHistory(BaseChatMessageHistory):
         self.scope = scope_kwargs(user_id, agent_id, session_id, adapter="PrismChatMessageHistory")
         self.end_session_on_clear = end_session_on_clear
 
+    # BaseChatMessageHistory declares `messages` as an attribute and documents overriding it
+    # with a property; mypy reports that as an incompatible override.
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """Every message of the session, oldest first."""

@@ -20,7 +20,7 @@ from ._scope import MemoryFirstArg
 
 try:
     from langchain_classic.base_memory import BaseMemory
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
+except ImportError as exc:  # pragma: no cover - run in a subprocess by test_packaging
     raise ImportError(
         "PrismMemory needs langchain-classic: pip install 'prism-memory[classic]'"
     ) from exc

@@ -5,8 +5,9 @@ Design:
   query and the agent state's task fields (``task_id``, ``subgoal_id``, ``step``) as the PRISM
   intent, and appends the rendered context to the system message via
   ``ModelRequest.override`` -- the conversation messages are left untouched. The recall leaves
-  out the current thread (its session's buffer turns and any turn equal to a message of the
-  request): with a checkpointer those messages are already in the prompt.
+  out the current thread (its session's turns, buffered or moved on to the episodic layer,
+  and any record equal to a message of the request): with a checkpointer those messages are
+  already in the prompt.
 - After the run (``after_agent``) it remembers the latest exchange: the last user message and
   the assistant's text replies after it (tool calls and tool results are not memories).
 - The scope comes from the run context (``context=...`` of a ``context_schema`` with
@@ -29,9 +30,9 @@ from ._scope import check_memory, recall_outside_session, scope_from_context
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
+except ImportError as exc:  # pragma: no cover - run in a subprocess by test_packaging
     raise ImportError(
-        "PrismMemoryMiddleware needs langchain v1: pip install 'prism-memory[agents]'"
+        "PrismMemoryMiddleware needs langchain v1: pip install 'prism-memory[langchain]'"
     ) from exc
 
 __all__ = ["PrismMemoryMiddleware"]

@@ -6,9 +6,10 @@ Design:
   in context order, at most ``k``. ``mode="search"`` returns the top ``k`` hybrid-search hits.
 - Every ``Document`` carries the record's id, layer, kind, score, event time, the routes
   that found it and its source, so a chain can cite or filter them.
-- In recall mode the current conversation is left out: the buffer turns of the current session
+- In recall mode the current conversation is left out: the turns of the current session
   (``session_id``, else the run config's ``configurable`` ``session_id`` / ``thread_id``, as
-  ``RunnableWithMessageHistory`` and LangGraph set them) are the conversation, not memories.
+  LangGraph sets them), buffered or already moved to the episodic layer, are the
+  conversation, not memories.
 - ``k`` can be overridden per call (``retriever.invoke(q, k=2)``), as the LangChain standard
   retriever tests expect. Async runs the same code in a worker thread.
 """

@@ -77,8 +77,8 @@ try:
     )
     from langgraph.store.base import validate_op_namespace as _validate_op
     from langgraph.store.base.embed import get_text_at_path
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("PrismStore needs langgraph: pip install 'prism-memory[agents]'") from exc
+except ImportError as exc:  # pragma: no cover - run in a subprocess by test_packaging
+    raise ImportError("PrismStore needs langgraph: pip install 'prism-memory[langgraph]'") from exc
 
 __all__ = ["PrismStore"]
 
@@ -187,7 +187,7 @@ class PrismStore(BaseStore):
     with their types (datetime, tuple, set...: see docs/langchain.md). With ``screen=True`` each
     value is read by the poisoning screen as content from ``source`` (use ``source="tool"`` for
     values that come from outside); a value it quarantines raises
-    :class:`prism_memory.QuarantinedError` (the item is kept for audit, never served, and
+    :class:`prism_memory.errors.QuarantinedError` (the item is kept for audit, never served, and
     ``memory.release(error.record_id, ...)`` restores it). The namespace registry is never
     screened.
     """

@@ -116,6 +116,10 @@ def create_memory_tools(
             adapter=_ADAPTER,
         )
 
+    # `runtime: ToolRuntime = None` is LangChain's form for an injected argument: it recognises
+    # `ToolRuntime` only as the bare annotation (`ToolRuntime | None` is a Union, which
+    # `langchain_core.tools.base._is_directly_injected_arg_type` rejects, so the model would see
+    # `runtime` in the tool schema); hence the targeted `assignment` ignores below.
     def remember(content: str, kind: str = "fact", runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
         try:
             scope = run_scope(runtime)

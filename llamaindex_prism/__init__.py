@@ -12,6 +12,13 @@ Every adapter takes the ``prism_memory.Memory`` first (also as ``memory=``) and 
 
 from __future__ import annotations
 
+try:
+    import llama_index.core  # noqa: F401  (the guard: every adapter here builds on it)
+except ImportError as exc:
+    raise ImportError(
+        "llamaindex_prism needs llama-index-core: pip install 'prism-memory[llamaindex]'"
+    ) from exc
+
 from prism_memory.retrieval.construct import ConstructResult
 
 from .embedding import PrismEmbedding

@@ -11,6 +11,7 @@ Design:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -18,10 +19,15 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from prism_memory import ConfigError, Memory, MemoryRecord, Scope
+from prism_memory.records import Layer
+from prism_memory.retrieval import MemoryContext
+from prism_memory.retrieval.intent import Intent
 from prism_memory.retrieval.render import render
+from prism_memory.tokens import count_tokens
 
 __all__ = [
     "NODE_LLM_METADATA_KEYS",
+    "as_intent",
     "check_memory",
     "context_records",
     "context_text",
@@ -32,6 +38,8 @@ __all__ = [
     "record_and_score",
     "record_to_message",
     "record_to_node",
+    "session_turns",
+    "without_thread",
 ]
 
 # Roles PRISM stores (``metadata["role"]`` of a turn) for each LlamaIndex role.
@@ -67,6 +75,29 @@ def check_memory(memory: Any, owner: str) -> Memory:
     )
 
 
+def as_intent(memory: Memory, intent: Any) -> Intent | None:
+    """``intent`` as an :class:`Intent`: a registered intent name becomes ``Intent(step=name)``.
+
+    An unknown name is a :class:`ConfigError` naming the registered ones (a typo would
+    otherwise silently recall without the template).
+    """
+    if intent is None or isinstance(intent, Intent):
+        return intent
+    if isinstance(intent, str) and intent.strip():
+        registered = memory.intents.names()
+        if intent not in registered:
+            known = ", ".join(repr(n) for n in registered) or "none yet"
+            raise ConfigError(
+                f"intent {intent!r} is not registered (registered: {known}); call "
+                f"memory.register_intent({intent!r}, kinds=[...]) first, or pass a "
+                "prism_memory.Intent"
+            )
+        return Intent(step=intent)
+    raise ConfigError(
+        f"intent must be a prism_memory.Intent or a registered intent name, got {intent!r}"
+    )
+
+
 def long_term_scope(
     user_id: str | None, agent_id: str | None, session_id: str | None
 ) -> dict[str, str]:
@@ -99,6 +130,22 @@ def messages_to_turns(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
         if isinstance(message_id, str) and message_id.strip():
             turn["id"] = message_id
         turns.append(turn)
+    return turns
+
+
+def session_turns(messages: Iterable[ChatMessage], session_id: str) -> list[dict[str, Any]]:
+    """``messages_to_turns`` with a stable id for every turn, so re-sending them is idempotent.
+
+    A message's own ``additional_kwargs["id"]`` wins; otherwise the id is a hash of the
+    session, role and text (``Memory.remember`` skips ids it has seen in the session). An
+    exact repeat of a message in the same session ("thanks") is therefore stored once: the
+    chat window shifts, so positions are not stable, and a repeat adds nothing to recall.
+    """
+    turns = messages_to_turns(messages)
+    for turn in turns:
+        if "id" not in turn:
+            key = "\x1f".join((session_id, str(turn["role"]), str(turn["content"])))
+            turn["id"] = f"li-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
     return turns
 
 
@@ -201,3 +248,36 @@ def long_term_text(context: Any) -> str:
     if not items or compression.startswith("llm") or all(i.section != "buffer" for i in items):
         return context_text(context)
     return render([i for i in items if i.section != "buffer"])
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def without_thread(
+    context: MemoryContext, session_id: str | None, thread_texts: Iterable[str]
+) -> MemoryContext:
+    """``context`` without what the current conversation already shows.
+
+    Left out: buffer turns of ``session_id`` and any record whose text is one of
+    ``thread_texts`` (the messages in the prompt). The rest is rendered again.
+    """
+    texts = {_norm(t) for t in thread_texts if t and t.strip()}
+
+    def in_thread(record: MemoryRecord) -> bool:
+        own_turn = record.layer == Layer.BUFFER and record.session_id == session_id
+        return (session_id is not None and own_turn) or _norm(record.text) in texts
+
+    items = list(getattr(context, "items", None) or [])
+    keep = [item for item in items if not in_thread(item.record)]
+    if len(keep) == len(items):
+        return context
+    text = render(keep)
+    return MemoryContext(
+        text,
+        [item.record for item in keep],
+        count_tokens(text) if text else 0,
+        context.budget_tokens,
+        context.trace,
+        keep,
+    )

@@ -28,6 +28,7 @@ from llama_index.core.memory.types import BaseMemory
 from prism_memory import ConfigError, Memory, Scope
 
 from ._convert import (
+    as_intent,
     check_memory,
     long_term_scope,
     long_term_text,
@@ -156,7 +157,7 @@ class PrismMemory(BaseMemory):
             query,
             **self._session_scope(),
             budget_tokens=self.budget_tokens,
-            intent=self.intent,
+            intent=as_intent(self.memory, self.intent),
         )
 
     def get(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:

@@ -1,16 +1,21 @@
 """``PrismMemoryBlock``: PRISM as a long-term block of ``llama_index.core.memory.Memory``.
 
 Design:
-- ``llama_index.core.memory.Memory`` keeps the short-term chat queue itself and pushes the
-  messages it ejects to its blocks (``_aput``), then asks every block for content on each
-  ``get`` (``_aget``, with the Memory's ``session_id``). This block remembers the ejected
-  messages in PRISM (``remember`` + ``flush_buffer``: they already left the chat window, so
-  they go straight to long-term memory) and answers ``_aget`` with ``Memory.recall``.
-- No per-call state: the scope of every call is computed from the block's configured
-  ``user_id`` / ``agent_id`` and the ``session_id`` of *that* call, and nothing is written
-  back to the block. One block instance can serve many sessions at once; LlamaIndex's own
-  ``VectorMemoryBlock`` appends the first session's filter to shared ``query_kwargs`` and
-  then serves that session's memories to every later one.
+- ``llama_index.core.memory.Memory`` keeps the short-term chat queue itself, asks every block
+  for content on each ``get`` (``_aget``, with the session's active messages and
+  ``session_id``) and pushes only the messages it ejects from a ~21K-token window to
+  ``_aput``. With default settings most sessions never eject anything, so the block
+  remembers the messages ``_aget`` receives: each gets a stable id (its own, or a hash of
+  session, role and text), the ids already sent are skipped, and PRISM skips an
+  id it has seen in the session, so every turn is stored once however often ``get`` runs.
+  Ejected messages (``_aput``) take the same path. New turns go straight to long-term memory
+  (``flush_buffer``): LlamaIndex keeps the chat window, PRISM keeps what outlives it.
+- ``_aget`` answers with ``Memory.recall`` minus what the conversation already shows (the
+  session's buffer turns and records equal to one of its messages). ``save_session`` /
+  ``asave_session`` store the turns after the last ``get`` (the final reply) at session end.
+- The scope of every call is computed from the block's configured ``user_id`` /
+  ``agent_id`` and the ``session_id`` of *that* call; the only per-block state is the private
+  set of message ids already sent. One block instance can serve many sessions at once.
 - Without a user/agent id, a session only ever reads its own memories. With one, long-term
   memories are shared by that user's sessions (that is what long-term memory is for).
 - ``atruncate`` drops whole items from the end of the rendered context until it fits.
@@ -20,16 +25,25 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
-from llama_index.core.bridge.pydantic import Field
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
+from llama_index.core.memory.memory import Memory as LlamaMemory
 
 from prism_memory import Scope
 from prism_memory.tokens import count_tokens
 
-from ._convert import check_memory, context_text, message_text, messages_to_turns
+from ._convert import (
+    as_intent,
+    check_memory,
+    context_text,
+    message_text,
+    session_turns,
+    without_thread,
+)
 
 __all__ = ["PrismMemoryBlock"]
 
@@ -73,9 +87,7 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
             from llamaindex_prism import PrismMemoryBlock
 
             block = PrismMemoryBlock(Memory(path="./.prism"), user_id="alice")
-            chat_memory = LlamaMemory.from_defaults(
-                session_id="monday", memory_blocks=[block], token_limit=4000
-            )
+            chat_memory = LlamaMemory.from_defaults(session_id="monday", memory_blocks=[block])
 
     Use:
         .. code-block:: python
@@ -84,7 +96,8 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
 
             agent = FunctionAgent(tools=[...], llm=llm)
             await agent.run("I'm allergic to peanuts", memory=chat_memory)
-            # ejected turns are remembered; later sessions get them back in <prism_memory>
+            await block.asave_session(chat_memory)  # at the end: the last reply too
+            # every turn is remembered; later sessions get it back in <prism_memory>
     """
 
     memory: Any = Field(exclude=True, description="The prism_memory.Memory to remember into.")
@@ -111,8 +124,10 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
     )
     flush_to_long_term: bool = Field(
         default=True,
-        description="Move ejected messages straight to long-term memory (flush_buffer).",
+        description="Move remembered messages straight to long-term memory (flush_buffer).",
     )
+    _sent: dict[str, set[str]] = PrivateAttr(default_factory=dict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, memory: Any = None, **data: Any) -> None:
         data["memory"] = check_memory(memory, "PrismMemoryBlock")
@@ -130,19 +145,25 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
         return "\n".join(t for t in texts if t.strip())
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
-        """Recall for the latest messages in the calling session's scope; ``""`` when nothing."""
+        """Remember the session's new messages, then recall for the latest ones (minus the
+        conversation itself); ``""`` when nothing."""
+        session_id = block_kwargs.get("session_id")
+        scope = self._scope(session_id if isinstance(session_id, str) else None)
+        return await asyncio.to_thread(self._get, list(messages or []), scope)
+
+    def _get(self, messages: list[ChatMessage], scope: dict[str, str]) -> str:
+        self._remember(messages, scope)
         query = self._query(messages)
         if not query:
             return ""
-        scope = self._scope(block_kwargs.get("session_id"))
-        context = await asyncio.to_thread(
-            self.memory.recall,
+        context = self.memory.recall(
             query,
             **scope,
             budget_tokens=self.budget_tokens,
-            intent=self.intent,
+            intent=as_intent(self.memory, self.intent),
         )
-        return context_text(context).strip()
+        shown = [message_text(m) for m in messages]
+        return context_text(without_thread(context, scope.get("session_id"), shown)).strip()
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Remember messages ejected from the short-term queue, per session they came from."""
@@ -151,14 +172,32 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
             sid = message.additional_kwargs.get("session_id")
             by_session.setdefault(sid if isinstance(sid, str) else None, []).append(message)
         for session_id, group in by_session.items():
-            turns = messages_to_turns(group)
-            if turns:
-                await asyncio.to_thread(self._remember, turns, self._scope(session_id))
+            await asyncio.to_thread(self._remember, group, self._scope(session_id))
 
-    def _remember(self, turns: list[dict[str, Any]], scope: dict[str, str]) -> None:
-        self.memory.remember(turns, **scope)
-        if self.flush_to_long_term:
-            self.memory.flush_buffer(**scope)
+    def _remember(self, messages: list[ChatMessage], scope: dict[str, str]) -> None:
+        """Store the messages of one session not sent before (idempotent by message id)."""
+        session = scope.get("session_id", "")
+        key = "\x1f".join(f"{k}={v}" for k, v in sorted(scope.items()))
+        with self._lock:
+            sent = self._sent.setdefault(key, set())
+            turns = [t for t in session_turns(messages, session) if t["id"] not in sent]
+            if not turns:
+                return
+            self.memory.remember(turns, **scope)
+            if self.flush_to_long_term:
+                self.memory.flush_buffer(**scope)
+            sent.update(str(t["id"]) for t in turns)
+
+    async def asave_session(self, chat_memory: LlamaMemory) -> None:
+        """Remember every turn of ``chat_memory``'s session (call it when the session ends:
+        the reply after the last ``get`` is stored only then)."""
+        messages = await chat_memory.aget_all()
+        scope = self._scope(chat_memory.session_id)
+        await asyncio.to_thread(self._remember, messages, scope)
+
+    def save_session(self, chat_memory: LlamaMemory) -> None:
+        """Sync :meth:`asave_session`."""
+        self._remember(chat_memory.get_all(), self._scope(chat_memory.session_id))
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """The context without its last items, ``tokens_to_truncate`` tokens shorter (or ``None``)."""

@@ -22,7 +22,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from prism_memory import ConfigError, Scope
 
-from ._convert import check_memory, context_records, record_and_score, record_to_node
+from ._convert import as_intent, check_memory, context_records, record_and_score, record_to_node
 
 __all__ = ["PrismRetriever"]
 
@@ -92,7 +92,7 @@ class PrismRetriever(BaseRetriever):
             agent_id=self._scope.agent_id,
             session_id=self._scope.session_id,
             budget_tokens=self._budget_tokens,
-            intent=self._intent,
+            intent=as_intent(self._memory, self._intent),
             config=self._config,
         )
         return [

@@ -6,6 +6,11 @@ intent-aware, token-budgeted recall over Qdrant.
 >>> from prism_memory import Memory  # doctest: +SKIP
 >>> with Memory(path="./.prism") as m:  # doctest: +SKIP
 ...     m.add("I prefer window seats", user_id="alice", kind="preference")
+
+The names below are the public surface (``tests/test_exported_members.py`` pins them): the
+facade, the settings you construct, the types you receive, the errors you catch and the two
+protocols you may implement. Everything else is importable from its module
+(``prism_memory.stores``, ``prism_memory.records``, ``prism_memory.extraction``, ...).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from .config import (
     SafetyConfig,
     StoreConfig,
 )
-from .embeddings import Embedder, FakeEmbedder, FastEmbedEmbedder, LangChainEmbedder
+from .embeddings import Embedder, FakeEmbedder, FastEmbedEmbedder
 from .errors import (
     ConfigError,
     EmbeddingDimensionError,
@@ -34,79 +39,45 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from .extraction import Event, Fact, Person, Preference, SchemaSpec
-from .layers.working import TaskState
-from .memory import ImportReport, Memory, RecordPage
-from .records import (
-    Entity,
-    Kind,
-    Layer,
-    MemoryRecord,
-    Provenance,
-    Relation,
-    Scope,
-    ScoredRecord,
-    Source,
-    Status,
-    Trust,
-)
-from .results import RecordChange, RememberResult
-from .retrieval import Intent, MemoryContext, RecallTrace
-from .stores import EdgeStore, MemoryStore, QdrantStore
+from .llm import ChatModel
+from .memory import Memory
+from .records import Kind, Layer, MemoryRecord, Scope, ScoredRecord
+from .results import RememberResult
+from .retrieval import Intent, MemoryContext
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BufferConfig",
+    "ChatModel",
     "ConfigError",
-    "EdgeStore",
     "Embedder",
     "EmbeddingDimensionError",
-    "Entity",
-    "Event",
     "ExtractionConfig",
     "ExtractionError",
-    "Fact",
     "FakeEmbedder",
     "FastEmbedEmbedder",
     "ImportDataError",
-    "ImportReport",
     "Intent",
     "Kind",
-    "LangChainEmbedder",
     "Layer",
     "LifecycleConfig",
     "Memory",
     "MemoryContext",
     "MemoryRecord",
-    "MemoryStore",
     "NotFoundError",
-    "Person",
-    "Preference",
     "PrismConfig",
     "PrismError",
-    "Provenance",
-    "QdrantStore",
     "QuarantinedError",
-    "RecallTrace",
-    "RecordChange",
-    "RecordPage",
-    "Relation",
     "RememberResult",
     "RetrievalConfig",
     "SafetyConfig",
-    "SchemaSpec",
     "Scope",
     "ScopeError",
     "ScoredRecord",
-    "Source",
-    "Status",
     "StoreConfig",
     "StoreError",
     "StoreLockedError",
     "StoreUnavailableError",
-    "TaskState",
-    "Trust",
     "ValidationError",
-    "__version__",
 ]

@@ -15,7 +15,7 @@ Design:
 
 from __future__ import annotations
 
-from ._engine import Engine
+from .engine import Engine
 from .errors import ValidationError
 from .records import Scope, Source, is_record_id
 from .stores import RecordFilter

@@ -6,7 +6,7 @@ Design:
   :class:`Scope` first; the store applies the scope as a filter itself.
 - A record's id is derived from its text: a re-add is an upsert that keeps ``created_at`` and
   access statistics (:meth:`RecordAPI.merge_existing`), taken under the scope lock.
-- It holds the :class:`~prism_memory._engine.Engine` only; writes go through
+- It holds the :class:`~prism_memory.engine.Engine` only; writes go through
   ``engine.write_records``.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from ._engine import Engine
 from ._validation import check_json_dict, check_text, coerce_enum
+from .engine import Engine
 from .errors import NotFoundError, StoreError, ValidationError
 from .records import (
     Entity,

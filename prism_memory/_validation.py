@@ -194,12 +194,18 @@ def check_text(text: Any, what: str = "text") -> str:
     long text."""
     if not isinstance(text, str):
         raise ValidationError(f"{what} must be a string, got {type(text).__name__}")
+    hint = (
+        "pass the words to search for, e.g. 'which seat does she like?' (list() reads "
+        "memories without a query)"
+        if "query" in what
+        else "pass the content to remember"
+    )
     if not text.strip():
-        raise ValidationError(f"{what} is empty or whitespace; pass the content to remember")
+        raise ValidationError(f"{what} is empty or whitespace; {hint}")
     if not has_visible_text(text):
         raise ValidationError(
             f"{what} has no visible character (only whitespace and invisible characters such "
-            "as zero-width spaces); pass the content to remember"
+            f"as zero-width spaces); {hint}"
         )
     if len(text) > MAX_TEXT_CHARS:
         raise ValidationError(

@@ -1,7 +1,7 @@
 """``WritePath``: the write path of :class:`~prism_memory.Memory` (remember, layers, lifecycle).
 
 Design:
-- It holds the :class:`~prism_memory._engine.Engine` and orchestrates the layer modules:
+- It holds the :class:`~prism_memory.engine.Engine` and orchestrates the layer modules:
   ``layers/buffer.py`` (recent turns), ``layers/working.py`` (task state),
   ``layers/episodic.py`` (the move out of the buffer), ``layers/semantic.py`` (facts), and
   ``lifecycle/`` (consolidation, forgetting). Each stage gets the engine, never the facade.
@@ -32,9 +32,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ._engine import Engine, WriteEvent
 from ._messages import Turn, parse_messages, parse_time
 from ._validation import check_utc
+from .engine import Engine, WriteEvent
 from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.buffer import (

@@ -10,6 +10,11 @@ Design:
 - ``prism bench <name>`` dispatches to ``prism_memory.bench.<name>`` (``add_arguments(parser)``
   and ``run(args) -> int``), discovered at run time, so a new benchmark needs no edit here.
 - Progress bars (tqdm) go to stderr and only when stderr is a terminal and ``--json`` is off.
+- ``remember`` takes messages from its arguments or stdin: a JSON list of ``{"role",
+  "content"}`` messages (or one such object), else plain text, one message per line
+  (``assistant: ...`` / ``user: ...`` / ``system: ...`` prefixes set the role).
+- ``stats`` shows the scope's counts and the engine's kind/dimension; store-wide point
+  counts (other tenants' data) are not part of a scoped report.
 """
 
 from __future__ import annotations
@@ -260,6 +265,147 @@ def cmd_list(args: argparse.Namespace, embedder: Any) -> int:
     return EXIT_OK
 
 
+def cmd_get(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        record = m.get(args.id, **_scope_kwargs(args))
+    if args.json:
+        _print_json(_record_json(record))
+    else:
+        _print_record(record)
+    return EXIT_OK
+
+
+def cmd_update(args: argparse.Namespace, embedder: Any) -> int:
+    metadata = _parse_json_object(args.metadata, "--metadata") if args.metadata else None
+    text = sys.stdin.read() if args.text == "-" else args.text
+    with open_memory(args, embedder=embedder) as m:
+        record = m.update(
+            args.id,
+            **_scope_kwargs(args),
+            text=text,
+            metadata=metadata,
+            importance=args.importance,
+            kind=args.kind,
+        )
+    if args.json:
+        _print_json(_record_json(record))
+    else:
+        print(f"updated {record.id} ({record.layer.value}/{record.kind.value})")
+    return EXIT_OK
+
+
+def _print_record(record: Any) -> None:
+    print(f"id: {record.id}")
+    print(f"layer/kind: {record.layer.value}/{record.kind.value}")
+    print(f"status: {record.status.value}, trust: {record.provenance.trust.value}")
+    if record.event_time is not None:
+        print(f"event_time: {record.event_time.isoformat()}")
+    print(f"created_at: {record.created_at.isoformat()}")
+    if record.metadata:
+        print("metadata: " + json.dumps(record.metadata, ensure_ascii=False, default=str))
+    print(f"text: {record.text}")
+
+
+_ROLES = ("user", "assistant", "system", "tool")
+
+
+def _text_messages(text: str) -> list[dict[str, str]]:
+    """Plain text as messages: one per non-empty line, ``role: `` prefixes honoured."""
+    messages: list[dict[str, str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        role, sep, rest = line.partition(":")
+        if sep and role.strip().lower() in _ROLES and rest.strip():
+            messages.append({"role": role.strip().lower(), "content": rest.strip()})
+        else:
+            messages.append({"role": "user", "content": line.strip()})
+    return messages
+
+
+def _parse_messages(chunks: Sequence[str]) -> list[Any]:
+    """Messages from ``remember``'s arguments or stdin (JSON messages or plain text lines)."""
+    messages: list[Any] = []
+    for chunk in chunks:
+        stripped = chunk.strip()
+        if stripped[:1] in ("[", "{"):
+            try:
+                data = json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise ValidationError(
+                    f"remember: input starts like JSON but is not valid JSON ({exc.msg} at line "
+                    f'{exc.lineno}); pass a JSON list of {{"role", "content"}} messages or '
+                    "plain text"
+                ) from None
+            items = data if isinstance(data, list) else [data]
+            if not all(isinstance(i, (dict, str)) for i in items):
+                raise ValidationError(
+                    'remember: JSON input must be a list of {"role": ..., "content": ...} '
+                    "messages (or strings)"
+                )
+            messages.extend(items)
+        else:
+            messages.extend(_text_messages(chunk))
+    if not messages:
+        raise ValidationError(
+            "remember: no messages; pass them as arguments (prism remember 'I moved to Lyon' "
+            "--user alice) or on stdin (a JSON messages list or text lines)"
+        )
+    return messages
+
+
+def cmd_remember(args: argparse.Namespace, embedder: Any) -> int:
+    chunks = list(args.messages) if args.messages and args.messages != ["-"] else []
+    if not chunks:
+        if sys.stdin.isatty() and not args.messages:
+            raise ValidationError(
+                "remember: pass messages as arguments or pipe them on stdin "
+                "(echo 'I moved to Lyon' | prism remember --user alice)"
+            )
+        chunks = [sys.stdin.read()]
+    messages = _parse_messages(chunks)
+    with open_memory(args, embedder=embedder) as m:
+        result = m.remember(
+            messages,
+            **_scope_kwargs(args),
+            event_time=_parse_time(args.event_time),
+        )
+        if args.end_session:
+            result.extend(m.end_session(**_scope_kwargs(args)))
+    changes = {
+        name: [{"id": c.record.id, "text": c.record.text} for c in getattr(result, name)]
+        for name in ("added", "updated", "superseded", "skipped", "quarantined")
+    }
+    if args.json:
+        _print_json({"messages": len(messages), **changes})
+    else:
+        counts = ", ".join(f"{name} {len(items)}" for name, items in changes.items() if items)
+        print(
+            f"remembered {len(messages)} message{'s' if len(messages) != 1 else ''}: "
+            f"{counts or 'nothing new'}"
+        )
+    return EXIT_OK
+
+
+def cmd_recall(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        ctx = m.recall(args.query, **_scope_kwargs(args), budget_tokens=args.budget)
+    if args.json:
+        _print_json(
+            {
+                "text": ctx.text,
+                "tokens": ctx.tokens,
+                "budget_tokens": ctx.budget_tokens,
+                "records": [_record_json(r) for r in ctx.records],
+            }
+        )
+    elif ctx.text.strip():
+        print(ctx.text)
+    else:
+        print("no memories found")
+    return EXIT_OK
+
+
 def cmd_release(args: argparse.Namespace, embedder: Any) -> int:
     with open_memory(args, embedder=embedder) as m:
         released = [m.release(rid, **_scope_kwargs(args), note=args.note) for rid in args.ids]
@@ -302,11 +448,13 @@ def cmd_export(args: argparse.Namespace, embedder: Any) -> int:
         if to_stdout:
             with tempfile.TemporaryDirectory() as tmp:
                 target = os.path.join(tmp, "export.jsonl")
-                n = m.export_jsonl(target, **scope, all_scopes=args.all_scopes)
+                n = m.export_jsonl(
+                    target, **scope, all_scopes=args.all_scopes, vectors=args.vectors
+                )
                 with open(target, encoding="utf-8") as fh:
                     shutil.copyfileobj(fh, sys.stdout)
         else:
-            n = m.export_jsonl(args.file, **scope, all_scopes=args.all_scopes)
+            n = m.export_jsonl(args.file, **scope, all_scopes=args.all_scopes, vectors=args.vectors)
     message = f"exported {n} memor{'y' if n == 1 else 'ies'}" + (
         "" if to_stdout else f" to {args.file}"
     )
@@ -340,7 +488,11 @@ def cmd_import(args: argparse.Namespace, embedder: Any) -> int:
         ) as bar,
     ):
         report = m.import_jsonl(
-            args.file, skip_bad=args.skip_bad, batch_size=args.batch_size, progress=bar.update
+            args.file,
+            skip_bad=args.skip_bad,
+            batch_size=args.batch_size,
+            progress=bar.update,
+            reembed=args.reembed,
         )
     if args.json:
         _print_json(
@@ -353,9 +505,15 @@ def cmd_import(args: argparse.Namespace, embedder: Any) -> int:
     return EXIT_OK
 
 
+_STORE_WIDE_COUNTS = ("points", "indexed_vectors", "segments")
+
+
 def cmd_stats(args: argparse.Namespace, embedder: Any) -> int:
     with open_memory(args, embedder=embedder) as m:
         stats = m.stats(**_scope_kwargs(args))
+    # the engine's point / vector / segment counts cover every tenant: not this scope's report
+    engine = stats.get("engine") or {}
+    stats["engine"] = {k: v for k, v in engine.items() if k not in _STORE_WIDE_COUNTS}
     if args.json:
         _print_json(stats)
         return EXIT_OK
@@ -500,6 +658,12 @@ def _add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``prism`` argument parser (bench sub-commands are resolved at run time)."""
     parser = argparse.ArgumentParser(
@@ -508,6 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the benchmarks.",
     )
     _add_store_options(parser, top=True)
+    parser.add_argument("--version", action="version", version=f"prism {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
 
     def command(name: str, help_text: str, handler: Handler) -> argparse.ArgumentParser:
@@ -534,8 +699,53 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     _add_scope(p)
     p.add_argument("--limit", "-k", type=int, default=10)
-    p.add_argument("--filter", action="append", help="key=value (repeatable), e.g. kind=preference")
+    p.add_argument(
+        "--filter",
+        action="append",
+        help="key=value or key=JSON (repeatable), e.g. kind=preference, "
+        'kind=\'{"$in": ["fact", "event"]}\', importance=\'{"$gte": 0.5}\'',
+    )
     p.add_argument("--history", action="store_true", help="include superseded memories")
+    _add_json(p)
+
+    p = command("recall", "the token-budgeted context recall builds for a query", cmd_recall)
+    p.add_argument("query")
+    _add_scope(p)
+    p.add_argument("--budget", type=int, default=1000, help="token budget (default 1000)")
+    _add_json(p)
+
+    p = command(
+        "remember",
+        "remember conversation turns (arguments or stdin: JSON messages or text lines)",
+        cmd_remember,
+    )
+    p.add_argument(
+        "messages",
+        nargs="*",
+        metavar="MESSAGE",
+        help="a message, a JSON messages list, or '-' / nothing to read stdin",
+    )
+    _add_scope(p)
+    p.add_argument("--event-time", dest="event_time", help="when it was said (ISO 8601)")
+    p.add_argument(
+        "--end-session",
+        action="store_true",
+        help="end the session afterwards (its turns move on to long-term memory)",
+    )
+    _add_json(p)
+
+    p = command("get", "show one memory by id", cmd_get)
+    p.add_argument("id")
+    _add_scope(p)
+    _add_json(p)
+
+    p = command("update", "change a memory's text (re-embedded) or fields, same id", cmd_update)
+    p.add_argument("id")
+    p.add_argument("text", nargs="?", help="the new text ('-' reads stdin; omit to keep it)")
+    _add_scope(p)
+    p.add_argument("--kind")
+    p.add_argument("--metadata", help="JSON object replacing the metadata")
+    p.add_argument("--importance", type=float, help="importance in [0, 1]")
     _add_json(p)
 
     p = command("list", "list a scope's memories (next page: --cursor)", cmd_list)
@@ -544,7 +754,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--cursor")
-    p.add_argument("--filter", action="append", help="key=value (repeatable)")
+    p.add_argument(
+        "--filter", action="append", help="key=value or key=JSON (repeatable), as for search"
+    )
     p.add_argument("--history", action="store_true", help="include superseded memories")
     p.add_argument(
         "--trust",
@@ -573,14 +785,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--all-scopes", action="store_true", help="export every tenant (admin operation)"
     )
+    p.add_argument(
+        "--no-vectors",
+        dest="vectors",
+        action="store_false",
+        help="leave the dense vectors out (smaller file; an import then embeds every text)",
+    )
     _add_json(p)
 
-    p = command("import", "read JSON lines written by export (re-embeds them)", cmd_import)
+    p = command("import", "read JSON lines written by export (reuses their vectors)", cmd_import)
     p.add_argument("file")
     p.add_argument(
         "--skip-bad", action="store_true", help="skip corrupt lines instead of importing nothing"
     )
-    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=64,
+        help="records written per batch; the progress bar moves after each (default 64)",
+    )
+    p.add_argument(
+        "--reembed",
+        action="store_true",
+        help="embed every text again instead of reusing the exported vectors",
+    )
     _add_json(p)
 
     p = command("stats", "counts per layer / kind / status / trust, and engine info", cmd_stats)

@@ -2,7 +2,7 @@
 
 Design:
 - ``Memory`` composes its parts and delegates to them, one line per method:
-  ``Engine`` (``_engine.py``: store, embedder, sparse encoder, screen, scope locks, write
+  ``Engine`` (``engine.py``: store, embedder, sparse encoder, screen, scope locks, write
   events), ``RecordAPI`` (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI``
   (``_delete_api.py``), ``TransferAPI`` (``_transfer.py``: JSONL export/import),
   ``WritePath`` (``_write_path.py``: remember, the four layers, lifecycle) and
@@ -23,13 +23,13 @@ from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ._delete_api import DeleteAPI
-from ._engine import Engine
 from ._record_api import RecordAPI, RecordPage
 from ._transfer import ImportReport, TransferAPI
 from ._validation import new_record
 from ._write_path import WritePath
 from .config import PrismConfig, RetrievalConfig
 from .embeddings import Embedder
+from .engine import Engine
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.working import TaskState
 from .lifecycle.worker import BackgroundWorker
@@ -37,7 +37,7 @@ from .records import Entity, Kind, Layer, MemoryRecord, Scope, ScoredRecord, Sou
 from .results import RememberResult
 from .retrieval.access import AccessLog
 from .retrieval.context import MemoryContext
-from .retrieval.intent import Intent
+from .retrieval.intent import Intent, IntentRegistry
 from .retrieval.pipeline import RecallPipeline
 from .sparse import SparseEncoder
 from .stores import MemoryStore, RecordFilter
@@ -161,6 +161,11 @@ class Memory:
     @property
     def access_log(self) -> AccessLog:
         return self._recall.access_log
+
+    @property
+    def intents(self) -> IntentRegistry:
+        """The registered intent templates (:meth:`register_intent`)."""
+        return self._recall.intents
 
     #: Validate arguments into a :class:`MemoryRecord` (no I/O); see
     #: :func:`prism_memory._validation.new_record` for the arguments.
@@ -478,13 +483,21 @@ class Memory:
         agent_id: str | None = None,
         session_id: str | None = None,
         all_scopes: bool = False,
+        vectors: bool = True,
     ) -> int:
-        """Write records (one JSON object a line, vectors not included) and return how many.
+        """Write records (one JSON object a line) and return how many.
 
         Exports one scope, or every tenant with ``all_scopes=True`` (an admin operation).
+        ``vectors=True`` adds each record's dense vector (``"_embedding"``), which an import
+        with the same embedding model reuses instead of embedding every text again.
         """
         return self._transfer.export_jsonl(
-            path, user_id=user_id, agent_id=agent_id, session_id=session_id, all_scopes=all_scopes
+            path,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            all_scopes=all_scopes,
+            vectors=vectors,
         )
 
     def import_jsonl(
@@ -492,17 +505,21 @@ class Memory:
         path: str | os.PathLike[str],
         *,
         skip_bad: bool = False,
-        batch_size: int = 256,
+        batch_size: int = 64,
         progress: Callable[[int], None] | None = None,
+        reembed: bool = False,
     ) -> ImportReport:
-        """Read an export and write its records (re-embedded) with their ids and scopes.
+        """Read an export and write its records with their ids and scopes.
 
         Every line is validated first. A bad line raises :class:`ImportDataError` naming its
         line number and nothing is imported — unless ``skip_bad=True``, which skips bad lines
-        (listed in the report) and imports the rest.
+        (listed in the report) and imports the rest. Vectors exported by the same embedding
+        model are reused unless ``reembed=True`` (or PII redaction is on: a redacted text
+        needs its own vector); other records are embedded. ``progress(n)`` is called after
+        each batch of ``batch_size`` records is written.
         """
         return self._transfer.import_jsonl(
-            path, skip_bad=skip_bad, batch_size=batch_size, progress=progress
+            path, skip_bad=skip_bad, batch_size=batch_size, progress=progress, reembed=reembed
         )
 
     # -- write path: remember, layers, lifecycle ----------------------------------------------

@@ -2,7 +2,8 @@
 
 The kernel is this interpreter: a kernelspec pointing at ``sys.executable`` is installed into
 the venv (``ipykernel install --sys-prefix``) by the fixture, so a fresh clone needs nothing
-beyond ``make test``. Notebooks run in a temporary directory so they leave no files behind.
+beyond ``make test``. Notebooks run in a temporary directory so they leave no files behind, and no cell may
+print a warning.
 """
 
 from __future__ import annotations
@@ -65,3 +66,28 @@ def test_notebook_runs(path: Path, kernel_name: str, tmp_path: Path) -> None:
         out for cell in nb.cells for out in cell.get("outputs", []) if out.output_type == "error"
     ]
     assert not errors
+    # a reader must not see warnings (deprecations, tokenizer chatter) under any cell
+    warned = [
+        out.get("text", "")
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if out.output_type == "stream"
+        and out.get("name") == "stderr"
+        and "warn" in out.get("text", "").lower()
+    ]
+    assert not warned, f"{path.name} printed warnings: {warned}"
+
+
+def test_notebooks_and_langchain_docs_teach_the_langchain_1x_way() -> None:
+    """Agent + checkpointer + middleware + store come first; nothing deprecated is taught."""
+    for path in NOTEBOOKS:
+        code = "\n".join(
+            c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"
+        )
+        assert "RunnableWithMessageHistory" not in code, path.name
+        assert "filterwarnings" not in code or "deprecat" not in code.lower(), path.name
+    docs = (COOKBOOK.parent / "docs" / "langchain.md").read_text(encoding="utf-8")
+    first_block = docs.split("```python", 1)[1].split("```", 1)[0]
+    for part in ("create_agent(", "checkpointer=", "PrismMemoryMiddleware(", "store=PrismStore("):
+        assert part in first_block, part
+    assert "RunnableWithMessageHistory(" not in docs

@@ -64,6 +64,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     }
 }
 KS = (5, 10)
+#: characters from which an evidence turn counts as long (reported per evidence length)
+LONG_TURN = 600
 _DIA = re.compile(r"D\d+:\d+")
 _WORD = re.compile(r"[a-z]+")
 
@@ -169,18 +171,23 @@ def _content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in STOPWORDS}
 
 
-def covered_turns(records: Iterable[MemoryRecord], turn_text: dict[str, str]) -> set[str]:
-    """Turn ids the records carry (the summary-coverage rule of the benchmark)."""
+def covered_turns(
+    records: Iterable[MemoryRecord],
+    turn_text: dict[str, str],
+    words: Callable[[str], set[str]] = _content_words,
+) -> set[str]:
+    """Turn ids the records carry (the summary-coverage rule of the benchmark); ``words`` is
+    the benchmark's notion of content words."""
     covered: set[str] = set()
     for r in records:
         sids = [s for s in r.provenance.source_ids if s in turn_text]
         if len(sids) <= 2:
             covered.update(sids)
             continue
-        have = _content_words(r.text)
+        have = words(r.text)
         for s in sids:
-            words = _content_words(turn_text[s])
-            if words and len(words & have) * 2 >= len(words):
+            words_s = words(turn_text[s])
+            if words_s and len(words_s & have) * 2 >= len(words_s):
                 covered.add(s)
     return covered
 
@@ -280,7 +287,13 @@ def evaluate(
     cfg = (config or m.config.retrieval).model_copy(update={"cache_size": 0})
     order = sorted(budgets, key=lambda b: (b != 1000, b))  # the timed call is the first one
     for q in conv.questions:
-        row: dict[str, Any] = {"category": q.category, "prism": {}, "strict": {}, "tokens": {}}
+        row: dict[str, Any] = {
+            "category": q.category,
+            "long_evidence": any(len(conv.turn_text.get(e, "")) >= LONG_TURN for e in q.evidence),
+            "prism": {},
+            "strict": {},
+            "tokens": {},
+        }
         for i, b in enumerate(order):
             t0 = time.perf_counter()
             ctx = m.recall(q.text, user_id=user_id, budget_tokens=b, config=cfg)
@@ -391,6 +404,23 @@ def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> d
                     str(b): mean(r["baselines"][name][str(b)] for r in sub) for b in budgets
                 }
         out["per_category"][str(cat)] = entry
+    out["per_evidence_length"] = {}
+    for label, long_ in (
+        (f"long (>= {LONG_TURN} chars)", True),
+        (f"short (< {LONG_TURN} chars)", False),
+    ):
+        sub = [r for r in rows if r.get("long_evidence", False) == long_]
+        if not sub:
+            continue
+        entry = {
+            "questions": len(sub),
+            "prism": {str(b): mean(r["prism"][str(b)] for r in sub) for b in budgets},
+        }
+        if "baselines" in sub[0]:
+            entry["dense"] = {
+                str(b): mean(r["baselines"]["dense"][str(b)] for r in sub) for b in budgets
+            }
+        out["per_evidence_length"][label] = entry
     names = sorted({k for r in rows for k in r.get("routes", {})})
     for name in names:
         fired = [r for r in rows if name in r.get("routes", {})]
@@ -523,6 +553,22 @@ def markdown(report: dict[str, Any], title: str) -> str:
             f"| {cat} | {e['questions']} | "
             + " | ".join(f"{e['prism'][b]:.3f}" for b in budgets)
             + f" | {e.get('rrf', {}).get('1000', 0):.3f} | {e.get('dense', {}).get('1000', 0):.3f} |"
+        )
+    lines += [
+        "",
+        f"## Per evidence length (a question is long when an evidence turn has {LONG_TURN}+ "
+        "characters)",
+        "",
+        "| evidence | questions | "
+        + " | ".join(f"PRISM @{b}" for b in budgets)
+        + " | dense @1000 |",
+        "|---|---|" + "---|" * (len(budgets) + 1),
+    ]
+    for label, e in report.get("per_evidence_length", {}).items():
+        lines.append(
+            f"| {label} | {e['questions']} | "
+            + " | ".join(f"{e['prism'][b]:.3f}" for b in budgets)
+            + f" | {e.get('dense', {}).get('1000', 0):.3f} |"
         )
     lines += [
         "",

@@ -595,8 +595,9 @@ def _markdown(res: dict[str, Any]) -> str:
         f"{iso['operations']} random operations ({iso['reads']} reads) across {iso['tenants']} adversarial "
         f"tenant ids: **{iso['cross_tenant_results']}** cross-tenant results.",
         "",
-        "## Memory poisoning (default screen: rules at user 0.8 / tool-web 0.5, plus the learned "
-        "opinion: the n-gram model averaged with the fine-tuned transformer)",
+        "## Memory poisoning (screen='strict': rules at user 0.8 / tool-web 0.5, plus the "
+        "learned opinion: the n-gram model averaged with the fine-tuned transformer; the default "
+        "screen's figures per source are in screen.md, `prism bench screen`)",
         "",
         "| corpus | attacks quarantined | benign quarantined |",
         "|---|---|---|",

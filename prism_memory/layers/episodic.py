@@ -20,7 +20,7 @@ from pydantic import TypeAdapter
 from ..records import Layer, MemoryRecord, Scope, utcnow
 
 if TYPE_CHECKING:
-    from .._engine import Engine
+    from ..engine import Engine
 
 __all__ = ["move_to_episodic"]
 

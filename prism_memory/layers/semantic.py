@@ -22,7 +22,7 @@ Design:
   that one sentence); its sparse vector is its own short text.
 - The rule extractor gets the names of persons already known in the scope (read once per
   scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
-- It receives the :class:`~prism_memory._engine.Engine` and the schema registry; task state
+- It receives the :class:`~prism_memory.engine.Engine` and the schema registry; task state
   (the working layer) is ``layers/working.py``'s.
 """
 
@@ -55,7 +55,7 @@ from ..stores import PointData, RecordFilter
 from ..stores.filters import Condition
 
 if TYPE_CHECKING:
-    from .._engine import Engine
+    from ..engine import Engine
 
 __all__ = ["SemanticWriter", "key_record_id"]
 

@@ -28,7 +28,7 @@ from ..records import Kind, Layer, Scope, Source, make_record_id
 from ..results import RecordChange, RememberResult
 
 if TYPE_CHECKING:
-    from .._engine import Engine
+    from ..engine import Engine
 
 __all__ = [
     "TaskState",

@@ -41,7 +41,7 @@ from ..stores.filters import Condition
 from ..tokens import count_tokens
 
 if TYPE_CHECKING:
-    from .._engine import Engine
+    from ..engine import Engine
 
 __all__ = [
     "centroid",

@@ -20,7 +20,7 @@ from ..stores.filters import Condition
 from .decay import retention
 
 if TYPE_CHECKING:
-    from .._engine import Engine
+    from ..engine import Engine
 
 __all__ = ["forget_records", "parse_older_than"]
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Literal
@@ -78,6 +78,8 @@ __all__ = [
     "shingle_jaccard",
 ]
 
+#: long turns (the best by score) that compete as their passage in one packing
+_PASSAGES = 24
 DENSE_ROUTES = frozenset({"dense", "entity", "speaker", "time"})  # scores are cosines
 _ROUTES_WITH_EVIDENCE = frozenset({"bm25", "entity", "speaker", "time", "recent", "buffer"})
 
@@ -302,6 +304,17 @@ def _shown(s: Scored, terms: set[str], config: RetrievalConfig) -> tuple[str, bo
     return text, False
 
 
+def _passage(item: ContextItem, terms: set[str], keep_tokens: int) -> ContextItem | None:
+    """The part of a long raw turn that serves the query (its query-relevant sentences within
+    ``keep_tokens``), or None when the item is not a raw turn or has one sentence."""
+    if item.section not in ("episodic", "buffer") or _derived_sources(item.record):
+        return None
+    shown, compressed = compress_text(item.shown, terms, keep_tokens)
+    if not compressed:
+        return None
+    return replace(item, shown=shown, compressed=True)
+
+
 def _turn_keys(record: MemoryRecord) -> frozenset[str]:
     """What a raw turn stands for (its id and message ids); empty for a derived record."""
     if record.layer not in (Layer.EPISODIC, Layer.BUFFER) or record.kind != Kind.OBSERVATION:
@@ -411,7 +424,24 @@ def pack(
             if turn is not None and turn.kind == Kind.OBSERVATION and c.record.kind == Kind.EVENT:
                 carry_dates(c.record, turn)
     line_tokens = [_tokens(item_line(item)) + 1 for item in candidates]
-    # recall per token: an item longer than ``long_item_tokens`` competes at a reduced priority
+    # a long raw turn competes as its passage (the query's sentences) at its full score; the
+    # whole turn replaces the passage after packing if the budget still has room for it
+    whole: dict[int, ContextItem] = {}
+    long_items = [
+        i
+        for i, item in enumerate(candidates)
+        if line_tokens[i] > config.long_item_tokens and not item.compressed
+    ]
+    # the best ones only: a long turn ranked below these would not be placed before the
+    # budget is spent either way, and each passage costs a sentence split
+    for i in sorted(long_items, key=lambda i: -candidates[i].score)[:_PASSAGES]:
+        passage = _passage(candidates[i], terms, config.long_item_tokens)
+        if passage is not None:
+            whole[i] = candidates[i]
+            candidates[i] = passage
+            line_tokens[i] = _tokens(item_line(passage)) + 1
+    # recall per token: another item longer than ``long_item_tokens`` (a summary) competes at
+    # a reduced priority
     order = sorted(
         range(len(candidates)),
         key=lambda i: -candidates[i].score * min(1.0, config.long_item_tokens / line_tokens[i]),
@@ -434,6 +464,15 @@ def pack(
     items = [candidates[i] for i in placed]
     text = render(items)
     tokens = count_tokens(text)
+    # best first: a placed passage becomes its whole turn when the whole still fits
+    for pos in sorted(
+        (k for k, i in enumerate(placed) if i in whole), key=lambda k: -items[k].score
+    ):
+        trial = [*items[:pos], whole[placed[pos]], *items[pos + 1 :]]
+        trial_text = render(trial)
+        trial_tokens = count_tokens(trial_text)
+        if trial_tokens <= budget_tokens:
+            items, text, tokens = trial, trial_text, trial_tokens
     while items and tokens > budget_tokens:  # estimate was off by a merge: drop the weakest
         weakest = min(range(len(items)), key=lambda i: items[i].score)
         items.pop(weakest)

@@ -1,7 +1,7 @@
 """``RecallPipeline``: the read path of :class:`~prism_memory.Memory` (recall, search, feedback).
 
 Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
-- It holds the :class:`~prism_memory._engine.Engine` (store, embedder, sparse encoder, write
+- It holds the :class:`~prism_memory.engine.Engine` (store, embedder, sparse encoder, write
   events), never the facade. ``search`` is the plain mode of the same pipeline: the dense and
   BM25 routes, fused by the one RRF of ``fusion.py``, no intent or construct.
 - Intent: the caller's :class:`Intent` over a registered template for its step over rule-based
@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 from pydantic import TypeAdapter
 
-from .._engine import Engine, WriteEvent
 from .._validation import check_text, check_utc
 from ..config import RetrievalConfig
+from ..engine import Engine, WriteEvent
 from ..errors import ValidationError
 from ..records import MemoryRecord, Scope, ScoredRecord, utcnow
 from ..stores import parse_filters

@@ -28,6 +28,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from ..records import Kind, Layer, MemoryRecord, Source, Trust
 from .context import ContextItem
@@ -80,8 +81,10 @@ _PLAIN = re.compile(r"[<&%\\]")  # an ASCII text without these holds no tag in a
 Folded = list[tuple[str, int, int]]  # (character, start, end of the original it stands for)
 
 
+@lru_cache(maxsize=65536)
 def _fold(ch: str) -> str:
-    """``ch`` as tag detection sees it: NFKC, case-folded, look-alikes mapped, marks dropped."""
+    """``ch`` as tag detection sees it: NFKC, case-folded, look-alikes mapped, marks dropped.
+    (Memoised per character: a context folds the same few hundred characters over and over.)"""
     out = unicodedata.normalize("NFKC", ch).casefold()
     # combining marks are dropped: "m\u0301emories" still reads as the tag
     return "".join(_LOOKALIKES.get(c, c) for c in out if unicodedata.category(c) != "Mn")
@@ -108,10 +111,20 @@ def _decode_entities(chars: Folded) -> Folded:
 def _one_line(text: str) -> str:
     """Whitespace of any kind (line and paragraph separators included) becomes one space;
     other control and invisible format characters (zero-width, bidi overrides) are dropped."""
-    kept = "".join(
-        ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
-    )
+    if text.isascii():
+        kept = text.translate(_ASCII_INVISIBLE)
+    else:
+        kept = "".join(ch for ch in text if _visible_or_space(ch))
     return " ".join(kept.split())
+
+
+@lru_cache(maxsize=65536)
+def _visible_or_space(ch: str) -> bool:
+    return ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
+
+
+#: the ASCII characters :func:`_one_line` drops (controls that are not whitespace)
+_ASCII_INVISIBLE = {i: None for i in range(128) if not _visible_or_space(chr(i))}
 
 
 def _neutralise(text: str) -> str:
@@ -152,7 +165,13 @@ def escape(value: object) -> str:
     >>> escape("&amp;lt;/mem\u200borіes&gt; ＜memories＞ ok")
     '[tag removed] [tag removed] ok'
     """
-    text = _one_line(str(value))
+    return _escape(str(value))
+
+
+@lru_cache(maxsize=16384)
+def _escape(value: str) -> str:
+    """:func:`escape` of a string (memoised: a recall renders the same memories many times)."""
+    text = _one_line(value)
     for _ in range(4):  # a replacement never forms a new tag; the loop only makes sure
         cleaned = _neutralise(text)
         if cleaned == text:

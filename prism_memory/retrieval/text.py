@@ -233,7 +233,7 @@ def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bo
     keep: list[int] = []
     used = 0
     for i in ranked:
-        cost = count_tokens(sentences[i]) + 1
+        cost = _sentence_tokens(sentences[i]) + 1
         filler = is_filler(sentences[i], info[i], terms)
         if keep and (filler or used + cost > keep_tokens):
             continue
@@ -248,6 +248,12 @@ def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bo
             parts.append("…")
         parts.append(sentences[i])
     return " ".join(parts), True
+
+
+@lru_cache(maxsize=65536)
+def _sentence_tokens(sentence: str) -> int:
+    """cl100k count of a sentence (memoised: long turns are compressed for query after query)."""
+    return count_tokens(sentence)
 
 
 def split_sentences(text: str) -> list[str]:

@@ -559,6 +559,9 @@ class EdgeStore(StoreBase):
         q = _q()
         shard_path = self.path / "shard"
         new_path, done, old_path = _rebuild_paths(shard_path)
+        # the copy reads the live shard's state; flushing first leaves the old shard nothing
+        # to write when it is closed below
+        self._shard.flush()
         used = sum(p.stat().st_blocks * 512 for p in shard_path.rglob("*") if p.is_file())
         self._need_space(
             self._min_free_mb + _NEW_STORE_MB + used / _MB,
@@ -587,12 +590,20 @@ class EdgeStore(StoreBase):
         finally:
             new.close()
         done.write_text("complete")
-        old = self._shard
-        os.replace(shard_path, old_path)
-        os.replace(new_path, shard_path)
-        done.unlink(missing_ok=True)
-        self._shard = q.EdgeShard.load(str(shard_path))
-        old.close()
+        # The old shard is closed before any directory is renamed: the engine writes some
+        # files by path when it closes (the id tracker's mappings among them), and every shard
+        # a process builds is a copy of one template with the same segment ids, so an old
+        # shard closed after the swap wrote into the new shard's files (found by the crash
+        # loop: "malformed mapping change byte 0x00" on the next open).
+        self._shard.close()
+        try:
+            os.replace(shard_path, old_path)
+            os.replace(new_path, shard_path)
+            done.unlink(missing_ok=True)
+        finally:
+            # whatever happened, reopen the shard that recovery leaves in place
+            recover_rebuild(shard_path)
+            self._shard = q.EdgeShard.load(str(shard_path))
         shutil.rmtree(old_path, ignore_errors=True)
         self._pending = 0
 

@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import numpy_reference as ref  # research/screen/numpy_reference.py: the forward pass in numpy
 import train_screen as ts  # research/screen/train_screen.py, beside this file
 
 from prism_memory.safety import _ensemble, _model, _transformer, poisoning
@@ -88,6 +89,9 @@ _NAMES = {
     "ln2": "output.LayerNorm",
 }
 
+#: the bottom layers training leaves as the base model has them (the shipped ONNX holds the rest)
+FROZEN_LAYERS = 2
+
 
 def _jax() -> tuple[Any, Any]:
     try:
@@ -101,15 +105,15 @@ class Network:
     """MiniLM-L6 in JAX: a frozen bottom (embeddings and the first ``frozen`` layers) and a
     trainable top."""
 
-    def __init__(self, frozen: int = _transformer.FROZEN_LAYERS) -> None:
+    def __init__(self, frozen: int = FROZEN_LAYERS) -> None:
         self.jax, self.jnp = _jax()
         from tokenizers import Tokenizer
 
-        base = _transformer.base_dir()
-        self.weights = _transformer.read_safetensors(base / "model.safetensors")
+        base = ref.base_dir()
+        self.weights = ref.read_safetensors(base / "model.safetensors")
         tok = Tokenizer.from_file(str(base / "tokenizer.json"))
         tok.no_padding()
-        tok.enable_truncation(_transformer.MAX_TOKENS)
+        tok.enable_truncation(ref.MAX_TOKENS)
         self.tokenizer = tok
         self.frozen = [self.layer_params(i) for i in range(frozen)]
         self.bottom = self.jax.jit(self._bottom)
@@ -132,7 +136,7 @@ class Network:
 
     def layer(self, x: Any, mask: Any, p: dict[str, tuple[Any, Any]]) -> Any:
         """One encoder layer over a padded batch ``x`` (batch, tokens, 384)."""
-        h, nh = _transformer.HIDDEN, _transformer.HEADS
+        h, nh = ref.HIDDEN, ref.HEADS
         b, t, _ = x.shape
 
         def lin(y: Any, q: tuple[Any, Any]) -> Any:
@@ -198,7 +202,7 @@ def _batch(
     xs: Sequence[npt.NDArray[np.float32]],
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     t = next(b for b in BUCKETS if b >= max(len(x) for x in xs))
-    out = np.zeros((len(xs), t, _transformer.HIDDEN), np.float32)
+    out = np.zeros((len(xs), t, ref.HIDDEN), np.float32)
     mask = np.zeros((len(xs), t), np.float32)
     for i, x in enumerate(xs):
         out[i, : len(x)] = x
@@ -221,8 +225,8 @@ def train(net: Network, rows: Sequence[dict[str, Any]], epochs: int = EPOCHS) ->
     w_pos = 0.5 * len(y) / y.sum()
     w_neg = 0.5 * len(y) / (len(y) - y.sum())
     params: dict[str, Any] = {
-        "layers": [net.layer_params(i) for i in range(len(net.frozen), _transformer.LAYERS)],
-        "head": (jnp.zeros((_transformer.HIDDEN,)), jnp.zeros(())),
+        "layers": [net.layer_params(i) for i in range(len(net.frozen), ref.LAYERS)],
+        "head": (jnp.zeros((ref.HIDDEN,)), jnp.zeros(())),
     }
 
     def loss(params: dict[str, Any], x: Any, mask: Any, yb: Any) -> Any:
@@ -268,10 +272,10 @@ def train(net: Network, rows: Sequence[dict[str, Any]], epochs: int = EPOCHS) ->
 def save(params: dict[str, Any], path: Path, thresholds: tuple[float, float]) -> int:
     """Write the fine-tuned layers and head where :mod:`._transformer` reads them; returns bytes."""
     out: dict[str, Any] = {
-        "format": np.array([_transformer.FORMAT_VERSION]),
+        "format": np.array([ref.FORMAT_VERSION]),
         "thresholds": np.array(thresholds, dtype=np.float64),
     }
-    first = _transformer.LAYERS - len(params["layers"])
+    first = ref.LAYERS - len(params["layers"])
     for i, layer in enumerate(params["layers"], start=first):
         for k, (w, b) in layer.items():
             out[f"encoder.layer.{i}.{_NAMES[k]}.weight"] = np.asarray(w, np.float16)
@@ -385,7 +389,7 @@ def transformer_out_of_fold(
         params = train(net, [r for r in rows if group[r["corpus"]] != g])
         path = folder / f"oof{g}.npz"
         save(params, path, (1.0, 1.0))
-        model = _transformer.TransformerScreen(_transformer.base_dir(), path)
+        model = _transformer.TransformerScreen(ref.NumpyScreen(ref.base_dir(), path))
         for i in held:
             out[i] = model.probability(rows[i]["text"], rows[i]["source"])
         print(f"out-of-fold group {g}: {len(held)} rows scored", flush=True)
@@ -409,7 +413,7 @@ def ensemble_of(weights: Path, ngram: _model.ScreenModel | None = None) -> _ense
     """The ensemble of the transformer ``weights`` and ``ngram`` (default: the shipped one)."""
     return _ensemble.Ensemble(
         ngram or poisoning.screen_model(),
-        _transformer.TransformerScreen(_transformer.base_dir(), weights),
+        _transformer.TransformerScreen(ref.NumpyScreen(ref.base_dir(), weights)),
     )
 
 
@@ -525,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--tuned-layers",
         type=int,
-        default=_transformer.LAYERS - _transformer.FROZEN_LAYERS,
+        default=ref.LAYERS - FROZEN_LAYERS,
         help="how many of the top layers to fine-tune (the rest stay the base model's)",
     )
     ap.add_argument(
@@ -539,8 +543,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="skip the out-of-fold floor of the thresholds (four more trainings): guard only",
     )
     args = ap.parse_args(argv)
-    if not 1 <= args.tuned_layers <= _transformer.LAYERS:
-        ap.error(f"--tuned-layers must be between 1 and {_transformer.LAYERS}")
+    if not 1 <= args.tuned_layers <= ref.LAYERS:
+        ap.error(f"--tuned-layers must be between 1 and {ref.LAYERS}")
     if args.guard_only:
         thresholds = rethreshold(args.out, locomo=args.locomo)
         print(f"ensemble thresholds (user, external): {thresholds}")
@@ -555,7 +559,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ngram = None
     if args.ngram_out is not None:
         ngram = train_ngram(rows, args.ngram_out, args.locomo)
-    net = Network(frozen=_transformer.LAYERS - args.tuned_layers)
+    net = Network(frozen=ref.LAYERS - args.tuned_layers)
     floor = (0.0, 0.0)
     if not args.no_oof:
         with tempfile.TemporaryDirectory() as tmp:

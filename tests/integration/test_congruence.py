@@ -18,14 +18,8 @@ from typing import Any
 
 import pytest
 
-from prism_memory import (
-    Entity,
-    FastEmbedEmbedder,
-    Memory,
-    MemoryRecord,
-    NotFoundError,
-    Scope,
-)
+from prism_memory import FastEmbedEmbedder, Memory, MemoryRecord, NotFoundError, Scope
+from prism_memory.records import Entity
 from prism_memory.sparse import SparseEncoder
 from prism_memory.stores import (
     EdgeStore,

@@ -27,13 +27,13 @@ from prism_memory import (
     ImportDataError,
     Memory,
     PrismError,
-    QdrantStore,
     ScopeError,
     StoreError,
     StoreLockedError,
     StoreUnavailableError,
     ValidationError,
 )
+from prism_memory.stores import QdrantStore
 
 Snapshot = list[tuple[str, str, str]]
 

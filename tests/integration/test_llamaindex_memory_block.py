@@ -171,3 +171,51 @@ def test_block_configuration_errors(memory: Memory) -> None:
     block = PrismMemoryBlock(memory)  # no scope: a call without a session cannot be scoped
     with pytest.raises(ScopeError, match="user_id"):
         block._scope(None)
+
+
+async def test_default_llamaindex_memory_persists_every_turn_and_recalls_next_session(
+    memory: Memory, uid: Callable[[str], str]
+) -> None:
+    """LlamaIndex's default ``Memory`` (30K tokens, nothing ejected): every turn still reaches
+    PRISM, once, and a new session gets it back."""
+    user = uid("hana")
+    block = PrismMemoryBlock(memory, user_id=user)
+    monday = LlamaMemory.from_defaults(session_id=uid("monday"), memory_blocks=[block])
+    assert monday.token_limit == 30000  # the defaults, no tiny window
+    await monday.aput(ChatMessage(role="user", content="I am allergic to peanuts."))
+    await monday.aput(ChatMessage(role="assistant", content="Noted, no peanuts."))
+    await monday.aput(ChatMessage(role="user", content="Suggest a snack for tonight."))
+    first = memory_text(await monday.aget())  # what an agent does before each model call
+    assert "allergic to peanuts" not in first  # the session's own turns are not repeated
+    await monday.aget()  # again: nothing is stored twice
+    await monday.aput(ChatMessage(role="assistant", content="Try hummus with carrots."))
+    await block.asave_session(monday)  # the reply after the last get
+    turns = memory.history(user_id=user, session_id=monday.session_id)
+    assert [r.text for r in turns] == [
+        "I am allergic to peanuts.",
+        "Noted, no peanuts.",
+        "Suggest a snack for tonight.",
+        "Try hummus with carrots.",
+    ]
+
+    tuesday = LlamaMemory.from_defaults(session_id=uid("tuesday"), memory_blocks=[block])
+    got = memory_text(await tuesday.aget(input="Can I eat satay sauce with peanuts?"))
+    assert "<prism_memory>" in got and "allergic to peanuts" in got
+
+
+def test_block_and_chat_memory_accept_a_registered_intent_name(
+    memory: Memory, uid: Callable[[str], str]
+) -> None:
+    from llamaindex_prism import PrismMemory
+
+    user = uid("ivan")
+    memory.register_intent("cooking", kinds=["preference"])
+    memory.add("Ivan prefers spicy food", user_id=user, kind="preference")
+    block = PrismMemoryBlock(memory, user_id=user, intent="cooking")
+    chat = PrismMemory(memory, user_id=user, session_id=uid("s"), intent="cooking")
+    question = ChatMessage(role="user", content="What should I cook?")
+    assert "spicy" in memory_text(chat.get("What should I cook?"))
+    assert "spicy" in block._get([question], {"user_id": user})
+    typo = PrismMemory(memory, user_id=user, session_id=uid("s"), intent="cookin")
+    with pytest.raises(ConfigError, match=r"'cookin' is not registered.*'cooking'"):
+        typo.get("What should I cook?")

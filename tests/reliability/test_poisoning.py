@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from prism_memory import FakeEmbedder, Memory, PrismConfig, SafetyConfig, Trust
+from prism_memory import FakeEmbedder, Memory, PrismConfig, SafetyConfig
+from prism_memory.records import Trust
 from prism_memory.safety import injection_score, screen
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

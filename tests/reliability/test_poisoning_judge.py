@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from prism_memory import FakeEmbedder, Memory, PrismConfig, SafetyConfig, Trust
+from prism_memory import FakeEmbedder, Memory, PrismConfig, SafetyConfig
+from prism_memory.records import Trust
 from prism_memory.safety import screen
 from prism_memory.safety.judge import is_borderline, judge_with_llm, parse_judgement
 

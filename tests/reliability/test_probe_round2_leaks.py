@@ -664,6 +664,66 @@ def test_purge_interrupted_by_an_error_is_completed_on_open(
         assert files_containing(root, PURGE_CANARY) == []
 
 
+def test_rebuild_keeps_writes_the_engine_has_not_flushed(tmp_path: Path) -> None:
+    """Every shard a process builds is a copy of one template (same segment ids): a rebuild
+    that closed the old shard after the swap let it write into the new shard's files, which
+    lost records and, after a kill, left a store that no longer opened."""
+    root = tmp_path / "s"
+    with open_memory(root) as m:
+        for round_ in range(3):
+            m.add_many([f"note {round_}-{i} about the garden" for i in range(20)], user_id="bob")
+            with m.store._lock:  # what a purge completed on open does: no flush before
+                m.store._rebuild()
+        m.add_many([f"late note {i}" for i in range(20)], user_id="bob")
+        assert m.count(user_id="bob") == 80
+    for _ in range(2):
+        with open_memory(root) as m:
+            assert m.count(user_id="bob") == 80
+
+
+_CHILD_UNFLUSHED = """
+import os, signal, sys
+from prism_memory import FakeEmbedder, Memory
+from prism_memory.config import PrismConfig, SafetyConfig
+
+m = Memory(path=sys.argv[1], embedder=FakeEmbedder(dim=64),
+           config=PrismConfig(safety=SafetyConfig(screen="off")))
+for k in range(int(sys.argv[2])):
+    m.add_many([f"bob note {sys.argv[3]}-{k}-{i} in the garden" for i in range(20)], user_id="bob")
+    m.store.begin_purge()  # a purge journalled, its rebuild never reached
+    print(k, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # acknowledged writes in the WAL only
+"""
+
+
+@pytest.mark.parametrize("rounds", [1, 3])
+def test_purge_owed_on_open_keeps_unflushed_writes(tmp_path: Path, rounds: int) -> None:
+    """A process killed with writes in the WAL only and a purge journalled: opening completes
+    the purge, keeps every acknowledged write, and the store opens again and again."""
+    import os
+    import subprocess
+    import sys
+
+    from prism_memory.stores.edge import PURGE_JOURNAL
+
+    root = tmp_path / "s"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    for r in range(rounds):
+        child = subprocess.run(
+            [sys.executable, "-c", _CHILD_UNFLUSHED, str(root), "3", str(r)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        assert child.stdout.split() == ["0", "1", "2"], child.stderr[-2000:]
+        assert (root / PURGE_JOURNAL).exists()
+        for _ in range(2):
+            with open_memory(root) as m:
+                assert m.count(user_id="bob") == 60 * (r + 1)
+                assert not (root / PURGE_JOURNAL).exists()
+
+
 _CHILD_PURGE = """
 import os, signal, sys
 from pathlib import Path

@@ -7,8 +7,8 @@ import math
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from prism_memory import ConfigError, Embedder, FakeEmbedder, FastEmbedEmbedder, LangChainEmbedder
-from prism_memory.embeddings import offline_model_available, resolve_embedder
+from prism_memory import ConfigError, Embedder, FakeEmbedder, FastEmbedEmbedder
+from prism_memory.embeddings import LangChainEmbedder, offline_model_available, resolve_embedder
 from prism_memory.sparse import SparseEncoder, SparseVec
 
 

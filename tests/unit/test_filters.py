@@ -116,3 +116,68 @@ def test_record_filter_composition() -> None:
     assert (a & None) is a
     assert RecordFilter().is_empty() and not both.is_empty()
     assert RecordFilter.any_of("id", ("x", "y")).must == [Condition("id", "any", ["x", "y"])]
+
+
+@pytest.mark.parametrize(
+    ("filters", "must", "must_not"),
+    [
+        ({"kind": {"$eq": "fact"}}, [Condition("kind", "eq", "fact")], []),
+        ({"kind": {"$ne": "fact"}}, [], [Condition("kind", "eq", "fact")]),
+        ({"kind": {"$in": ["fact", "event"]}}, [Condition("kind", "any", ["fact", "event"])], []),
+        ({"kind": {"$nin": ["fact"]}}, [], [Condition("kind", "any", ["fact"])]),
+        ({"task_id": {"$ne": None}}, [], [Condition("task_id", "empty")]),
+        (
+            {"importance": {"$gte": 0.5, "$lt": 0.9}},
+            [Condition("importance", "range", {"gte": 0.5, "lt": 0.9})],
+            [],
+        ),
+        (
+            {"importance": {"$gt": 0, "lte": 1}},
+            [Condition("importance", "range", {"gt": 0.0, "lte": 1.0})],
+            [],
+        ),
+        (
+            {"$and": [{"kind": {"$in": ["fact"]}}, {"metadata.n": {"$lte": 3}}]},
+            [Condition("kind", "any", ["fact"]), Condition("metadata.n", "range", {"lte": 3.0})],
+            [],
+        ),
+        (
+            {"entities": {"$in": ["ZHANG"]}, "layer": {"$ne": "buffer"}},
+            [Condition("entity_keys", "any", ["zhang"])],
+            [Condition("layer", "eq", "buffer")],
+        ),
+    ],
+)
+def test_dollar_operator_dialect(
+    filters: dict[str, Any], must: list[Condition], must_not: list[Condition]
+) -> None:
+    flt = parse_filters(filters)
+    assert flt is not None and flt.must == must and flt.must_not == must_not
+
+
+def test_dollar_datetime_range_and_id_sets() -> None:
+    day = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    flt = parse_filters({"event_time": {"$gte": day}})
+    assert flt is not None and flt.must == [
+        Condition("event_time", "range", {"gte": "2024-05-01T00:00:00Z"})
+    ]
+    rid = "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+    flt = parse_filters({"id": {"$nin": [rid]}})
+    assert flt is not None and flt.must_not == [Condition("id", "any", [rid])]
+
+
+@pytest.mark.parametrize(
+    ("filters", "message"),
+    [
+        ({"kind": {"$regex": "f.*"}}, r"unknown operator '\$regex'; accepted: \$eq, \$ne, \$gt"),
+        ({"kind": {"$in": "fact"}}, r"\$in / \$nin need a list"),
+        ({"$or": [{"kind": "fact"}, {"layer": "semantic"}]}, r"'\$or' is not supported.*\$in"),
+        ({"$gt": 1}, r"only \$and is accepted"),
+        ({"$and": {"kind": "fact"}}, r"'\$and' needs a non-empty list"),
+        ({"id": {"$gt": "x"}}, "ids have no order"),
+        ({"importance": {"gt": 1, "$gt": 2}}, "gt is given twice"),
+    ],
+)
+def test_bad_operators_name_the_accepted_ones(filters: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        parse_filters(filters)

@@ -32,7 +32,7 @@ FACADE = {
 ABOVE = {"prism_memory.cli", "prism_memory.demo", "prism_memory.__main__"}
 #: the stages and the engine: they receive the engine, never the facade
 BELOW_PREFIXES = (
-    "prism_memory._engine",
+    "prism_memory.engine",
     "prism_memory.layers",
     "prism_memory.extraction",
     "prism_memory.lifecycle",

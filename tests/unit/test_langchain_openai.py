@@ -5,7 +5,8 @@ from __future__ import annotations
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
 from langchain_prism import PrismRetriever
-from prism_memory import LangChainEmbedder, Memory
+from prism_memory import Memory
+from prism_memory.embeddings import LangChainEmbedder
 
 
 def test_openai_chat_model_and_embeddings_wire_into_memory() -> None:

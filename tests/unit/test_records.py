@@ -7,21 +7,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from prism_memory import (
+from prism_memory import Kind, Layer, MemoryRecord, Scope, ScopeError, ScoredRecord
+from prism_memory.records import (
+    MAX_SCOPE_ID_CHARS,
     Entity,
-    Kind,
-    Layer,
-    MemoryRecord,
     Provenance,
-    Scope,
-    ScopeError,
-    ScoredRecord,
     Source,
     Status,
     Trust,
-)
-from prism_memory.records import (
-    MAX_SCOPE_ID_CHARS,
     is_record_id,
     make_record_id,
     normalize_entity,

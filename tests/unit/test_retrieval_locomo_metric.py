@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from prism_memory import MemoryRecord, Provenance
+from prism_memory import MemoryRecord
 from prism_memory.bench.locomo import (
     answer_recall,
     covered_turns,
@@ -13,6 +13,7 @@ from prism_memory.bench.locomo import (
     pack_lines,
     parse_session_time,
 )
+from prism_memory.records import Provenance
 
 TURNS = {
     "D1:1": "I adopted a puppy named Rex from the shelter",
@@ -67,3 +68,29 @@ def test_baseline_packing_respects_the_budget() -> None:
     recs = [rec(TURNS[k], [k]) for k in TURNS]
     assert len(pack_lines(recs, 10_000)) == 4
     assert len(pack_lines(recs, 25)) < 4
+
+
+def test_summary_reports_per_evidence_length() -> None:
+    from prism_memory.bench.locomo import markdown, summarise
+
+    def row(cat: int, long_: bool, value: float) -> dict[str, object]:
+        per_budget = {str(b): value for b in (250, 500, 1000, 2000)}
+        return {
+            "category": cat,
+            "long_evidence": long_,
+            "prism": per_budget,
+            "strict": per_budget,
+            "answer": per_budget,
+            "tokens": per_budget,
+            "latency_ms": 1.0,
+        }
+
+    report = summarise([row(1, True, 0.0), row(4, False, 1.0), row(4, False, 0.5)])
+    lengths = report["per_evidence_length"]
+    assert lengths["long (>= 600 chars)"] == {
+        "questions": 1,
+        "prism": {"250": 0.0, "500": 0.0, "1000": 0.0, "2000": 0.0},
+    }
+    assert lengths["short (< 600 chars)"]["prism"]["1000"] == 0.75
+    report.update(command="c", conversations=["x"], memories=3, ingest_s=1.0)
+    assert "Per evidence length" in markdown(report, "t")

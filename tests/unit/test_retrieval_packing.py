@@ -197,3 +197,39 @@ def test_session_digests_render_in_the_timeline_not_among_facts() -> None:
     digest = MemoryRecord(text="Ann moved to Leeds.", user_id="u", layer="semantic", kind="summary")
     fact = MemoryRecord(text="Ann lives in Leeds", user_id="u", layer="semantic", kind="fact")
     assert section_of(digest, None) == "episodic" and section_of(fact, None) == "semantic"
+
+
+LONG_TURN = (
+    " ".join(
+        f"Paragraph {i} covers the trip itinerary and the hotel list in detail." for i in range(30)
+    )
+    + " The passport number you need for the visa form is in the blue folder."
+)
+
+
+def test_a_top_ranked_long_turn_is_never_dropped_for_lower_ranked_short_ones() -> None:
+    """Packing by score per token used to let short turns crowd out the best, long one."""
+    best = scored(LONG_TURN, total=1.0, turn=0)
+    shorts = [
+        scored(f"short note {i} about lunch", total=0.5 - i / 100, turn=i + 1) for i in range(40)
+    ]
+    for budget in (200, 300, 500):
+        items, _text, tokens = pack(
+            [best, *shorts],
+            query="where is the passport for the visa",
+            budget_tokens=budget,
+            config=CFG,
+        )
+        assert tokens <= budget
+        assert best.record.id in [it.record.id for it in items], budget
+        shown = next(it for it in items if it.record.id == best.record.id)
+        assert "passport" in shown.shown and shown.compressed  # its passage, not the whole
+
+
+def test_the_whole_long_turn_is_shown_when_it_fits() -> None:
+    best = scored(LONG_TURN, total=1.0, turn=0)
+    shorts = [scored(f"short note {i} about lunch", total=0.5, turn=i + 1) for i in range(3)]
+    items, _, tokens = pack([best, *shorts], query="passport visa", budget_tokens=2000, config=CFG)
+    shown = next(it for it in items if it.record.id == best.record.id)
+    assert shown.shown == LONG_TURN and not shown.compressed
+    assert len(items) == 4 and tokens <= 2000

@@ -1,0 +1,377 @@
+"""``prism bench longmemeval FILE...``: evidence recall on LongMemEval_S haystacks.
+
+Design (the protocol of the data's README, so dev and held-out figures compare):
+- One fresh embedded store per question. Every haystack session, in date order, goes through
+  the public write path: ``remember`` (one message per turn, its own role, id
+  ``<session id>#<i>``, ``event_time`` = the session's date) then ``end_session``. Ingest speed
+  is turns per second of that loop, embedding included.
+- ``recall(question, budget_tokens=B, now=question_date)`` for each budget; every call is timed
+  (recall cache off), so p50/p95 are over real haystacks of ~490 long turns.
+- A context item covers an evidence turn (``has_answer``) if the turn is among its source ids
+  (items with at most two of them) or if at least half of the turn's content words (lower-case
+  tokens of 3+ characters or numbers, minus stopwords) appear in the item's text.
+- Baseline in the same run: dense top-k over the same episodic turns with the same embedder,
+  packed one line per turn into the same budgets with the library's token counter.
+- Reported overall, per question type, and per evidence length (a question is "long" when one
+  of its evidence turns has at least ``LONG_TURN`` characters). No LLM anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .._validation import has_visible_text
+from ..errors import ConfigError, ValidationError
+from ..retrieval.text import STOPWORDS
+from .locomo import _pct, baseline_rankings, covered_turns, pack_lines
+
+__all__ = [
+    "BUDGETS",
+    "LONG_TURN",
+    "LongMemQuestion",
+    "add_arguments",
+    "content_words",
+    "evaluate_question",
+    "ingest_question",
+    "load_questions",
+    "markdown",
+    "parse_date",
+    "run",
+    "summarise",
+]
+
+BUDGETS = (500, 1000, 2000)
+#: characters from which an evidence turn counts as long (the issue's threshold)
+LONG_TURN = 600
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class LongMemQuestion:
+    """One LongMemEval question with its haystack, sessions sorted by date."""
+
+    qid: str
+    qtype: str
+    question: str
+    date: datetime
+    answer: str
+    sessions: list[tuple[str, datetime, list[dict[str, Any]]]]
+    evidence: list[str] = field(default_factory=list)
+    turn_text: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def turns(self) -> int:
+        return sum(len(s[2]) for s in self.sessions)
+
+    @property
+    def long_evidence(self) -> bool:
+        return any(len(self.turn_text[e]) >= LONG_TURN for e in self.evidence)
+
+
+def parse_date(value: str) -> datetime:
+    """``"2023/05/20 (Sat) 02:21"`` -> an aware UTC datetime.
+
+    >>> parse_date("2023/05/20 (Sat) 02:21").isoformat()
+    '2023-05-20T02:21:00+00:00'
+    """
+    text = re.sub(r"\s*\([A-Za-z]+\)\s*", " ", str(value)).strip()
+    for fmt in ("%Y/%m/%d %H:%M", "%Y/%m/%d"):
+        try:
+            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc)
+        except ValueError:
+            continue
+    raise ValidationError(
+        f"unrecognised LongMemEval date {value!r} (expected 2023/05/20 (Sat) 02:21)"
+    )
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case tokens of 3+ characters or numbers, minus stopwords (the README's rule).
+
+    >>> sorted(content_words("I paid 12 dollars for the cat"))
+    ['12', 'cat', 'dollars', 'paid']
+    """
+    return {
+        w
+        for w in _TOKEN.findall(text.lower())
+        if (len(w) >= 3 or w.isdigit()) and w not in STOPWORDS
+    }
+
+
+def _question(item: dict[str, Any], origin: str) -> LongMemQuestion:
+    try:
+        ids = [str(s) for s in item["haystack_session_ids"]]
+        dates = [parse_date(d) for d in item["haystack_dates"]]
+        sessions_raw = item["haystack_sessions"]
+        if not (len(ids) == len(dates) == len(sessions_raw)):
+            raise ValueError("haystack ids, dates and sessions differ in length")
+        q = LongMemQuestion(
+            qid=str(item["question_id"]),
+            qtype=str(item["question_type"]),
+            question=str(item["question"]),
+            date=parse_date(item["question_date"]),
+            answer=str(item.get("answer", "")),
+            sessions=[],
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{origin} is not a LongMemEval question: {exc}") from None
+    # date order; the original position breaks ties so the order is stable
+    for _, sid, when, turns in sorted(
+        zip(range(len(ids)), ids, dates, sessions_raw), key=lambda x: (x[2], x[0])
+    ):
+        q.sessions.append((sid, when, list(turns)))
+        for i, turn in enumerate(turns):
+            tid = f"{sid}#{i}"
+            q.turn_text[tid] = str(turn.get("content", ""))
+            if turn.get("has_answer"):
+                q.evidence.append(tid)
+    return q
+
+
+def load_questions(paths: Sequence[str | Path]) -> list[LongMemQuestion]:
+    """Read LongMemEval files (one question per file, or a list of them); questions without
+    evidence turns (the abstention type) are skipped."""
+    out: list[LongMemQuestion] = []
+    for p in paths:
+        path = Path(p)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read LongMemEval file {path}: {exc}") from None
+        items = data if isinstance(data, list) else [data]
+        for n, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise ConfigError(f"{path} item {n} is not a JSON object")
+            q = _question(item, f"{path} item {n}")
+            if q.evidence:
+                out.append(q)
+    if not out:
+        raise ConfigError("no LongMemEval question with evidence turns in the given files")
+    return out
+
+
+def ingest_question(m: Any, q: LongMemQuestion, user_id: str) -> float:
+    """Write the haystack through ``remember`` + ``end_session``; returns seconds taken."""
+    t0 = time.perf_counter()
+    for sid, when, turns in q.sessions:
+        messages = [
+            {"role": str(t.get("role", "user")), "id": f"{sid}#{i}", "content": str(t["content"])}
+            for i, t in enumerate(turns)
+            if has_visible_text(str(t.get("content", "")))  # a few turns are a lone U+200B
+        ]
+        if messages:
+            m.remember(messages, user_id=user_id, session_id=sid, event_time=when)
+        m.end_session(user_id=user_id, session_id=sid)
+    m.flush()
+    return time.perf_counter() - t0
+
+
+def _recall(records: Iterable[Any], q: LongMemQuestion) -> float:
+    covered = covered_turns(records, q.turn_text, words=content_words)
+    return sum(e in covered for e in q.evidence) / len(q.evidence)
+
+
+def evaluate_question(
+    m: Any, q: LongMemQuestion, user_id: str, budgets: Sequence[int] = BUDGETS
+) -> dict[str, Any]:
+    """PRISM and dense evidence recall at each budget, and the recall latencies."""
+    cfg = m.config.retrieval.model_copy(update={"cache_size": 0})
+    row: dict[str, Any] = {
+        "id": q.qid,
+        "type": q.qtype,
+        "long_evidence": q.long_evidence,
+        "prism": {},
+        "dense": {},
+        "latency_ms": [],
+    }
+    for b in budgets:
+        t0 = time.perf_counter()
+        ctx = m.recall(q.question, user_id=user_id, budget_tokens=b, config=cfg, now=q.date)
+        row["latency_ms"].append((time.perf_counter() - t0) * 1000)
+        row["prism"][str(b)] = _recall(ctx.records, q)
+    dense = baseline_rankings(m, user_id, q.question)["dense"]
+    for b in budgets:
+        row["dense"][str(b)] = _recall(pack_lines(dense, b), q)
+    return row
+
+
+def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> dict[str, Any]:
+    """Means overall, per type and per evidence length; latency percentiles over all calls."""
+
+    def means(sub: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "questions": len(sub),
+            **{
+                system: {
+                    str(b): round(statistics.fmean(r[system][str(b)] for r in sub), 4)
+                    for b in budgets
+                }
+                for system in ("prism", "dense")
+            },
+        }
+
+    lat = [x for r in rows for x in r["latency_ms"]]
+    out: dict[str, Any] = {
+        "overall": means(rows),
+        "per_type": {
+            t: means([r for r in rows if r["type"] == t]) for t in sorted({r["type"] for r in rows})
+        },
+        "per_evidence_length": {
+            label: means(sub)
+            for label, sub in (
+                (f"long (>= {LONG_TURN} chars)", [r for r in rows if r["long_evidence"]]),
+                (f"short (< {LONG_TURN} chars)", [r for r in rows if not r["long_evidence"]]),
+            )
+            if sub
+        },
+        "recall_latency_ms": {
+            "calls": len(lat),
+            "p50": round(_pct(lat, 0.5), 1),
+            "p95": round(_pct(lat, 0.95), 1),
+        },
+    }
+    return out
+
+
+def _table(title: str, groups: dict[str, dict[str, Any]], budgets: Sequence[str]) -> list[str]:
+    head = (
+        " | ".join(f"PRISM @{b}" for b in budgets)
+        + " | "
+        + " | ".join(f"dense @{b}" for b in budgets)
+    )
+    lines = [
+        f"## {title}",
+        "",
+        f"| group | questions | {head} |",
+        "|---|---|" + "---|" * (2 * len(budgets)),
+    ]
+    for name, g in groups.items():
+        cells = [f"{g['prism'][b]:.3f}" for b in budgets] + [
+            f"{g['dense'][b]:.3f}" for b in budgets
+        ]
+        lines.append(f"| {name} | {g['questions']} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The human-readable report (same numbers as the JSON)."""
+    budgets = list(report["overall"]["prism"])
+    lat = report["recall_latency_ms"]
+    ing = report["ingest"]
+    o = report["overall"]
+    lines = [
+        "# LongMemEval_S evidence recall",
+        "",
+        f"Command: `{report['command']}`",
+        "",
+        f"Questions: {o['questions']} ({', '.join(report['questions'])}). One fresh embedded store "
+        "per question; every haystack session through `remember` + `end_session`; "
+        "`recall(question, budget_tokens=B, now=question_date)`. Dense baseline: top-k over the "
+        "same episodic turns, same embedder, same budgets. No LLM. Load average (1 min, 2 cores "
+        f"shared with other work): {report['load_avg']['start']} at the start, "
+        f"{report['load_avg']['end']} at the end.",
+        "",
+        f"Ingest: {ing['turns']} turns in {ing['seconds']} s = **{ing['turns_per_s']} turns/s** "
+        "(remember + end_session, embedding included).",
+        "",
+        f"Recall latency over {lat['calls']} calls (cache off, query embedding included): "
+        f"p50 **{lat['p50']} ms**, p95 **{lat['p95']} ms**.",
+        "",
+    ]
+    lines += _table("Overall", {"all": o}, budgets)
+    lines += _table("Per question type", report["per_type"], budgets)
+    lines += _table("Per evidence length", report["per_evidence_length"], budgets)
+    lines += [
+        "## Per question",
+        "",
+        "| id | type | long | "
+        + " | ".join(f"PRISM @{b}" for b in budgets)
+        + " | "
+        + " | ".join(f"dense @{b}" for b in budgets)
+        + " |",
+        "|---|---|---|" + "---|" * (2 * len(budgets)),
+    ]
+    for r in report["rows"]:
+        cells = [f"{r['prism'][b]:.2f}" for b in budgets] + [
+            f"{r['dense'][b]:.2f}" for b in budgets
+        ]
+        lines.append(
+            f"| {r['id']} | {r['type']} | {'yes' if r['long_evidence'] else 'no'} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", help="LongMemEval_S question files (official format)")
+    parser.add_argument("--out", default="benchmarks/results", help="directory for the results")
+    parser.add_argument("--name", default="longmemeval-dev", help="result file stem")
+    parser.add_argument(
+        "--json", dest="json_out", action="store_true", help="print the JSON report"
+    )
+    parser.add_argument("--store", default=None, help="directory for the stores (default: temp)")
+
+
+def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
+    """Ingest and evaluate every question; write ``<name>.md`` and ``<name>.json``."""
+    from ..embeddings import FastEmbedEmbedder
+    from ..memory import Memory
+
+    questions = load_questions(args.files)
+    load_start = round(os.getloadavg()[0], 2)
+    embedder = getattr(args, "embedder", None) or FastEmbedEmbedder()
+    tmp = None
+    store_dir = args.store
+    if store_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="prism-longmemeval-")
+        store_dir = tmp.name
+    rows: list[dict[str, Any]] = []
+    ingest_s = 0.0
+    turns = 0
+    try:
+        for n, q in enumerate(questions, 1):
+            user = f"lme-{q.qid}"
+            with Memory(path=Path(store_dir) / q.qid, embedder=embedder) as m:
+                secs = ingest_question(m, q, user)
+                ingest_s += secs
+                turns += q.turns
+                rows.append(evaluate_question(m, q, user))
+            log(
+                f"[{n}/{len(questions)}] {q.qid} ({q.qtype}): {q.turns} turns in {secs:.1f} s; "
+                f"PRISM @1000 {rows[-1]['prism'].get('1000', 0):.2f}, dense "
+                f"{rows[-1]['dense'].get('1000', 0):.2f}"
+            )
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    report = summarise(rows)
+    report["rows"] = [{k: v for k, v in r.items() if k != "latency_ms"} for r in rows]
+    report["questions"] = [q.qid for q in questions]
+    report["ingest"] = {
+        "turns": turns,
+        "seconds": round(ingest_s, 1),
+        "turns_per_s": round(turns / ingest_s, 1) if ingest_s else 0.0,
+    }
+    report["load_avg"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
+    report["command"] = "prism bench longmemeval " + " ".join(
+        f"{Path(f).parent.name}/{Path(f).name}" for f in args.files
+    )
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{args.name}.json").write_text(json.dumps(report, indent=2))
+    text = markdown(report)
+    (out / f"{args.name}.md").write_text(text)
+    print(json.dumps(report, indent=2) if args.json_out else text)
+    return 0
