@@ -19,7 +19,8 @@ except ImportError as exc:
         "llamaindex_prism needs llama-index-core: pip install 'prism-memory[llamaindex]'"
     ) from exc
 
-from ._construct import ConstructResult
+from prism_memory.retrieval.construct import ConstructResult
+
 from .embedding import PrismEmbedding
 from .memory import PrismMemory
 from .memory_block import PrismMemoryBlock

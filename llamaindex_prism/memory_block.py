@@ -24,6 +24,7 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from typing import Any
 
@@ -35,7 +36,6 @@ from llama_index.core.memory.memory import Memory as LlamaMemory
 from prism_memory import Scope
 from prism_memory.tokens import count_tokens
 
-from ._construct import shrink_context
 from ._convert import (
     as_intent,
     check_memory,
@@ -46,6 +46,34 @@ from ._convert import (
 )
 
 __all__ = ["PrismMemoryBlock"]
+
+
+_CLOSING = re.compile(r"^\s*(</[^>]+>|-{3,}|={3,}|`{3,}|\[/[^\]]+\]|\]\s*)\s*$")
+_HEADER = re.compile(r"^\s*(#.*|.*:\s*|\[[^\]/]+\]\s*)$")
+
+
+def shrink_context(text: str, max_tokens: int) -> str:
+    """``text`` cut to at most ``max_tokens`` tokens by dropping whole lines from the end.
+
+    The first line (an opening delimiter or title) and a closing delimiter line are kept;
+    section headers left without items are dropped. ``""`` when not even that fits.
+    """
+    if max_tokens <= 0 or not text.strip():
+        return ""
+    if count_tokens(text) <= max_tokens:
+        return text
+    lines = text.splitlines()
+    footer = [lines.pop()] if len(lines) > 1 and _CLOSING.match(lines[-1]) else []
+    header = [lines.pop(0)] if len(lines) > 1 else []
+    body = lines
+    while body:
+        body.pop()
+        while body and (not body[-1].strip() or _HEADER.match(body[-1])):
+            body.pop()
+        candidate = "\n".join(header + body + footer)
+        if body and count_tokens(candidate) <= max_tokens:
+            return candidate
+    return ""
 
 
 class PrismMemoryBlock(BaseMemoryBlock[str]):

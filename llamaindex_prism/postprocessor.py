@@ -3,8 +3,9 @@
 Design:
 - A plain top-k retriever hands the LLM every hit, duplicates and all. LazyMem's second stage
   fixes that after the fact: score each node on several objectives, drop near-duplicates,
-  pack what is left into a token budget, optionally put it in time order. The logic is the
-  pure functions of ``_construct.py``; this class converts nodes to candidates and back.
+  pack what is left into a token budget, optionally put it in time order. The logic is
+  ``prism_memory.retrieval.construct.construct``, the engine's construct stage; this class
+  converts nodes to construct items and back.
 - Relevance is the cosine between the query and the node text under the postprocessor's
   embedder (the ``Memory``'s by default, so one model serves both), never the retriever's raw
   score: vector, BM25 and reranker scores live on different scales. Without any embedder the
@@ -26,9 +27,9 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from prism_memory import ConfigError, Embedder, Memory, RetrievalConfig
+from prism_memory.retrieval.construct import ConstructItem, ConstructResult, construct
+from prism_memory.retrieval.scoring import cosine
 from prism_memory.tokens import count_tokens
-
-from ._construct import Candidate, ConstructResult, construct, cosine
 
 __all__ = ["PrismNodePostprocessor"]
 
@@ -151,7 +152,7 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
             return self.memory.embedder  # type: ignore[no-any-return]
         return None
 
-    def _candidates(self, nodes: list[NodeWithScore], query: str) -> list[Candidate]:
+    def _candidates(self, nodes: list[NodeWithScore], query: str) -> list[ConstructItem]:
         texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
         vectors: list[list[float]] | None = None
         sims: list[float | None] = [None] * len(nodes)
@@ -162,7 +163,7 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
                 q = embedder.embed_query(query)
                 sims = [cosine(q, v) for v in vectors]
         return [
-            Candidate(
+            ConstructItem(
                 text=texts[i],
                 tokens=count_tokens(n.node.get_content(metadata_mode=MetadataMode.LLM)),
                 base_score=n.score,

@@ -39,10 +39,10 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from .layers import RememberResult
 from .llm import ChatModel
 from .memory import Memory
 from .records import Kind, Layer, MemoryRecord, Scope, ScoredRecord
+from .results import RememberResult
 from .retrieval import Intent, MemoryContext
 
 __version__ = "0.1.0"

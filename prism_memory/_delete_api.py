@@ -9,26 +9,25 @@ Design:
   notified so caches of the scope are dropped. The embedded store journals a purge before its
   deletes (``EdgeStore.begin_purge``), so one a crash interrupted is completed when the store
   is opened again.
+- Every deletion sends a write event (recall caches of the scope are dropped); ``delete_all``
+  sends it with ``reindex=True``, so the buffer index is rebuilt from the store.
 """
 
 from __future__ import annotations
 
-from ._core import MemoryCore
+from .engine import Engine
 from .errors import ValidationError
-from .records import Source, is_record_id
+from .records import Scope, Source, is_record_id
 from .stores import RecordFilter
 
 __all__ = ["DeleteAPI"]
 
 
-class DeleteAPI(MemoryCore):
-    """Deletion methods of :class:`prism_memory.Memory`."""
+class DeleteAPI:
+    """Deletion methods of :class:`prism_memory.Memory`, over an engine."""
 
-    def _begin_purge(self) -> None:
-        """Journal the purge before deleting, where the engine keeps a journal (embedded)."""
-        begin = getattr(self.store, "begin_purge", None)
-        if callable(begin):
-            begin()
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
 
     def delete(
         self,
@@ -39,10 +38,10 @@ class DeleteAPI(MemoryCore):
         session_id: str | None = None,
     ) -> bool:
         """Delete one record of the scope. Returns whether it existed."""
-        self._check_open()
-        scope = self._scope(user_id, agent_id, session_id)
-        n = self.store.delete([str(record_id)], scope)
-        self._notify_write(scope)
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id)
+        n = self.engine.store.delete([str(record_id)], scope)
+        self.engine.notify_write(scope)
         return n > 0
 
     def delete_all(
@@ -53,19 +52,16 @@ class DeleteAPI(MemoryCore):
         session_id: str | None = None,
         purge: bool = True,
     ) -> int:
-        """Delete every record of the scope (all layers, all pages), then purge the engine's files.
-
-        Only the given scope is touched: ``delete_all(user_id="alice")`` never affects ``bob``.
-        """
-        self._check_open()
-        scope = self._scope(user_id, agent_id, session_id)
+        """Delete every record of the scope (all layers, all pages), then purge the engine's files."""
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id)
         if purge:
-            self._begin_purge()
-        with self.scope_lock(scope):
-            n = self.store.delete_by_filter(scope)
-        self._notify_write(scope)
+            self.engine.begin_purge()
+        with self.engine.scope_lock(scope):
+            n = self.engine.store.delete_by_filter(scope)
+        self.engine.notify_write(scope, reindex=True)
         if purge:
-            self.store.purge()
+            self.engine.store.purge()
         return n
 
     def delete_by_source(
@@ -77,21 +73,9 @@ class DeleteAPI(MemoryCore):
         session_id: str | None = None,
         purge: bool = False,
     ) -> int:
-        """Roll back everything one source wrote in the scope; returns how many records went.
-
-        ``source`` is either a source id (a message / tool call / URL id given as ``source_ids``
-        when writing, or a record id) or a source kind (``"tool"``, ``"web"``, ...: every record
-        with that ``provenance.source``). Records derived from removed records (their
-        ``source_ids`` name a removed id) are removed too, in the scope and across its
-        sessions. ``purge=True`` also scrubs the engine's files (see :meth:`delete_all`).
-
-        >>> m.add("Wire refunds to IBAN X", user_id="alice", source="web",  # doctest: +SKIP
-        ...       source_ids=["https://evil.example/page"])
-        >>> m.delete_by_source("https://evil.example/page", user_id="alice")  # doctest: +SKIP
-        1
-        """
-        self._check_open()
-        scope = self._scope(user_id, agent_id, session_id)
+        """Roll back everything one source wrote in the scope; returns how many records went."""
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id)
         key = source.value if isinstance(source, Source) else source
         if not isinstance(key, str) or not key.strip():
             raise ValidationError(
@@ -102,25 +86,27 @@ class DeleteAPI(MemoryCore):
         wide = scope.widen(session=True)
         removed: set[str] = set()
         if purge:
-            self._begin_purge()
-        with self.scope_lock(scope):
+            self.engine.begin_purge()
+        with self.engine.scope_lock(scope):
             first = RecordFilter.any_of("source_ids", [key])
-            seeds = [r.id for r in self.iter_records(scope, first)]
+            seeds = [r.id for r in self.engine.iter_records(scope, first)]
             if key in kinds:
-                seeds += [r.id for r in self.iter_records(scope, RecordFilter.eq("source", key))]
+                seeds += [
+                    r.id for r in self.engine.iter_records(scope, RecordFilter.eq("source", key))
+                ]
             if is_record_id(key):
-                seeds += [r.id for r in self.store.get([key], scope)]
+                seeds += [r.id for r in self.engine.store.get([key], scope)]
             frontier = sorted(set(seeds))
             for _ in range(32):  # derivation chains are short; the bound guards against cycles
                 if not frontier:
                     break
-                self.store.delete(frontier, wide)  # wide contains scope
+                self.engine.store.delete(frontier, wide)  # wide contains scope
                 removed.update(frontier)
                 derived = RecordFilter.any_of("source_ids", frontier)
-                frontier = sorted({r.id for r in self.iter_records(wide, derived)} - removed)
-        self._notify_write(scope)
+                frontier = sorted({r.id for r in self.engine.iter_records(wide, derived)} - removed)
+        self.engine.notify_write(scope)
         if wide != scope:
-            self._notify_write(wide)
+            self.engine.notify_write(wide)
         if purge:
-            self.store.purge()
+            self.engine.store.purge()
         return len(removed)

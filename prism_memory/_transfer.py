@@ -28,10 +28,10 @@ from typing import Any, BinaryIO
 
 from pydantic import ValidationError as PydanticValidationError
 
-from ._core import MemoryCore
 from ._validation import check_record, check_text
+from .engine import Engine
 from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
-from .records import MemoryRecord, is_record_id
+from .records import MemoryRecord, Scope, is_record_id
 
 __all__ = ["ImportReport", "TransferAPI"]
 
@@ -45,8 +45,11 @@ class ImportReport:
     errors: list[str] = field(default_factory=list)
 
 
-class TransferAPI(MemoryCore):
-    """export_jsonl / import_jsonl."""
+class TransferAPI:
+    """export_jsonl / import_jsonl, over an engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
 
     def export_jsonl(
         self,
@@ -58,19 +61,14 @@ class TransferAPI(MemoryCore):
         all_scopes: bool = False,
         vectors: bool = True,
     ) -> int:
-        """Write records (one JSON object a line) and return how many.
-
-        Exports one scope, or every tenant with ``all_scopes=True`` (an admin operation).
-        ``vectors=True`` adds each record's dense vector (``"_embedding"``), which an import
-        with the same embedding model reuses instead of embedding every text again.
-        """
-        self._check_open()
+        """Write records (one JSON object a line) and return how many."""
+        self.engine.check_open()
         if all_scopes:
             if any(v is not None for v in (user_id, agent_id, session_id)):
                 raise ValidationError("pass either a scope or all_scopes=True, not both")
-            pages: Iterator[MemoryRecord] = self._iter_all()
+            pages: Iterator[MemoryRecord] = self.engine.iter_all()
         else:
-            pages = self.iter_records(self._scope(user_id, agent_id, session_id))
+            pages = self.engine.iter_records(Scope.of(user_id, agent_id, session_id))
         target = Path(path)
         if not target.parent.is_dir():
             raise ValidationError(
@@ -109,24 +107,16 @@ class TransferAPI(MemoryCore):
             by_scope.setdefault(record.scope.key(), []).append(record)
         out: dict[str, list[float]] = {}
         for group in by_scope.values():
-            out.update(self.store.get_vectors([r.id for r in group], group[0].scope))
+            out.update(self.engine.store.get_vectors([r.id for r in group], group[0].scope))
         return out
 
     def _encode_vector(self, vector: Sequence[float]) -> dict[str, Any]:
         packed = struct.pack(f"<{len(vector)}f", *vector)
         return {
-            "model": self.embedder.name,
+            "model": self.engine.embedder.name,
             "dim": len(vector),
             "f32": base64.b64encode(packed).decode("ascii"),
         }
-
-    def _iter_all(self) -> Iterator[MemoryRecord]:
-        cursor: str | None = None
-        while True:
-            records, cursor = self.store.scroll_all(limit=256, cursor=cursor)
-            yield from records
-            if cursor is None:
-                return
 
     def import_jsonl(
         self,
@@ -137,23 +127,15 @@ class TransferAPI(MemoryCore):
         progress: Callable[[int], None] | None = None,
         reembed: bool = False,
     ) -> ImportReport:
-        """Read an export and write its records with their ids and scopes.
-
-        Every line is validated first. A bad line raises :class:`ImportDataError` naming its
-        line number and nothing is imported — unless ``skip_bad=True``, which skips bad lines
-        (listed in the report) and imports the rest. Vectors exported by the same embedding
-        model are reused unless ``reembed=True`` (or PII redaction is on: a redacted text
-        needs its own vector); other records are embedded. ``progress(n)`` is called after
-        each batch of ``batch_size`` records is written.
-        """
-        self._check_open()
+        """Read an export and write its records with their ids and scopes."""
+        self.engine.check_open()
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValidationError(f"batch_size must be a positive integer, got {batch_size!r}")
         report = ImportReport()
         records: list[MemoryRecord] = []
         dense: dict[str, list[float]] = {}
-        reuse = not reembed and not self.config.safety.redact_pii
-        model, dim = self.embedder.name, self.store.dim
+        reuse = not reembed and not self.engine.config.safety.redact_pii
+        model, dim = self.engine.embedder.name, self.engine.store.dim
         try:
             fh = open(path, "rb")
         except OSError as exc:
@@ -181,7 +163,9 @@ class TransferAPI(MemoryCore):
                     dense[record.id] = vector[1]
         for start in range(0, len(records), batch_size):
             chunk = records[start : start + batch_size]
-            self._write_records(chunk, dense={r.id: dense[r.id] for r in chunk if r.id in dense})
+            self.engine.write_records(
+                chunk, dense={r.id: dense[r.id] for r in chunk if r.id in dense}
+            )
             report.imported += len(chunk)
             if progress is not None:
                 progress(len(chunk))

@@ -1,27 +1,69 @@
 """The ``Memory`` facade: one object for writing, reading and managing an agent's memory.
 
-It is the composition of parts kept in their own modules: ``MemoryCore`` (engine,
-record-level API), ``DeleteAPI`` (scoped deletion), ``TransferAPI`` (JSONL export/import),
-``WriteAPI`` (remember, layers, lifecycle; built on ``DeleteAPI``) and ``ReadAPI``
-(intent-aware recall). Async methods are thin ``asyncio.to_thread`` shells over the sync ones,
-so logic exists once.
+Design:
+- ``Memory`` composes its parts and delegates to them, one line per method:
+  ``Engine`` (``engine.py``: store, embedder, sparse encoder, screen, scope locks, write
+  events), ``RecordAPI`` (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI``
+  (``_delete_api.py``), ``TransferAPI`` (``_transfer.py``: JSONL export/import),
+  ``WritePath`` (``_write_path.py``: remember, the four layers, lifecycle) and
+  ``RecallPipeline`` (``retrieval/pipeline.py``: recall and search). Every part, and every
+  stage below them, gets the engine; nothing below imports this module.
+- Async twins are made once, by :func:`_async_twin` (``asyncio.to_thread`` over the sync
+  method, with its signature), so logic exists once; ``async with Memory(...)`` closes it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import builtins
+import functools
+import os
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from datetime import datetime
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ._core import RecordPage
-from ._read_api import ReadAPI
+from ._delete_api import DeleteAPI
+from ._record_api import RecordAPI, RecordPage
 from ._transfer import ImportReport, TransferAPI
-from ._write_api import WriteAPI
-from .records import MemoryRecord, ScoredRecord
+from ._validation import new_record
+from ._write_path import WritePath
+from .config import PrismConfig, RetrievalConfig
+from .embeddings import Embedder
+from .engine import Engine
+from .extraction.schemas import SchemaRegistry, SchemaSpec
+from .layers.working import TaskState
+from .lifecycle.worker import BackgroundWorker
+from .records import Entity, Kind, Layer, MemoryRecord, Scope, ScoredRecord, Source, Trust
+from .results import RememberResult
+from .retrieval.access import AccessLog
+from .retrieval.context import MemoryContext
+from .retrieval.intent import Intent, IntentRegistry
+from .retrieval.pipeline import RecallPipeline
+from .sparse import SparseEncoder
+from .stores import MemoryStore, RecordFilter
 
 __all__ = ["ImportReport", "Memory", "RecordPage"]
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
-class Memory(ReadAPI, WriteAPI, TransferAPI):
+
+def _async_twin(
+    method: Callable[Concatenate[Memory, _P], _R],
+) -> Callable[Concatenate[Memory, _P], Coroutine[Any, Any, _R]]:
+    """The async twin of a sync method: the same call on a worker thread (``asyncio.to_thread``),
+    with the same signature (``inspect.signature`` follows ``__wrapped__``)."""
+
+    @functools.wraps(method)
+    async def twin(self: Memory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return await asyncio.to_thread(method, self, *args, **kwargs)
+
+    twin.__doc__ = f"Async :meth:`{method.__name__}`."
+    twin.__name__ = twin.__qualname__ = f"a{method.__name__}"
+    return twin
+
+
+class Memory:
     """Long-term memory for an LLM agent.
 
     Setup:
@@ -40,38 +82,811 @@ class Memory(ReadAPI, WriteAPI, TransferAPI):
     applies them as a filter, so one scope never sees another's memories.
     """
 
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        location: str | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        embedder: Any = None,
+        llm: Any = None,
+        config: PrismConfig | None = None,
+        store: MemoryStore | None = None,
+        background: bool = False,
+        redact_pii: bool | None = None,
+    ) -> None:
+        self._engine = Engine(
+            path,
+            location=location,
+            url=url,
+            api_key=api_key,
+            embedder=embedder,
+            llm=llm,
+            config=config,
+            store=store,
+            background=background,
+            redact_pii=redact_pii,
+        )
+        try:
+            self._records = RecordAPI(self._engine)
+            self._deletes = DeleteAPI(self._engine)
+            self._transfer = TransferAPI(self._engine)
+            self._writes = WritePath(self._engine)
+            self._recall = RecallPipeline(self._engine)
+            self._writes.on_open()  # finish what an earlier process left undone
+        except BaseException:
+            # release an engine we opened (the embedded lock); a store passed in stays the caller's
+            self._engine.close(release_store=self._engine.owns_store)
+            raise
+
+    # -- the parts' state, for adapters and tools -------------------------------------------
+    @property
+    def config(self) -> PrismConfig:
+        return self._engine.config
+
+    @config.setter
+    def config(self, value: PrismConfig) -> None:
+        self._engine.config = value
+
+    @property
+    def llm(self) -> Any:
+        return self._engine.llm
+
+    @llm.setter
+    def llm(self, value: Any) -> None:
+        self._engine.llm = value
+
+    @property
+    def store(self) -> MemoryStore:
+        return self._engine.store
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._engine.embedder
+
+    @property
+    def sparse(self) -> SparseEncoder:
+        return self._engine.sparse
+
+    @property
+    def schemas(self) -> SchemaRegistry:
+        return self._writes.schemas
+
+    @property
+    def background_errors(self) -> list[str]:
+        """Messages of background steps that failed (``Memory(background=True)``)."""
+        return self._engine.background_errors
+
+    @property
+    def access_log(self) -> AccessLog:
+        return self._recall.access_log
+
+    @property
+    def intents(self) -> IntentRegistry:
+        """The registered intent templates (:meth:`register_intent`)."""
+        return self._recall.intents
+
+    #: Validate arguments into a :class:`MemoryRecord` (no I/O); see
+    #: :func:`prism_memory._validation.new_record` for the arguments.
+    build_record = staticmethod(new_record)
+
+    def visible_filter(
+        self, *, include_history: bool = False, include_quarantined: bool = False
+    ) -> RecordFilter:
+        """Hard filters of every default read: current records, not quarantined."""
+        return self._engine.visible_filter(
+            include_history=include_history, include_quarantined=include_quarantined
+        )
+
+    def iter_records(
+        self, scope: Scope, flt: RecordFilter | None = None, *, page_size: int = 256
+    ) -> Iterator[MemoryRecord]:
+        """Every record of a scope matching ``flt`` (all pages)."""
+        return self._engine.iter_records(scope, flt, page_size=page_size)
+
+    # private engine access the LangChain store adapter and the tests use (not the API)
+    @staticmethod
+    def _scope(user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope:
+        return Scope.of(user_id, agent_id, session_id)
+
+    def _check_open(self) -> None:
+        self._engine.check_open()
+
+    def _write_records(
+        self,
+        records: list[MemoryRecord],
+        *,
+        dense: dict[str, list[float]] | None = None,
+        same_vector_as: dict[str, str] | None = None,
+        screen: bool = True,
+        keep_metadata: Sequence[str] = (),
+    ) -> list[MemoryRecord]:
+        return self._engine.write_records(
+            records,
+            dense=dense,
+            same_vector_as=same_vector_as,
+            screen=screen,
+            keep_metadata=keep_metadata,
+        )
+
+    def _notify_write(self, scope: Scope | None) -> None:
+        self._engine.notify_write(scope)
+
+    def _iter_all(self) -> Iterator[MemoryRecord]:
+        return self._engine.iter_all()
+
+    @property
+    def _worker(self) -> BackgroundWorker | None:
+        return self._writes.worker
+
+    # -- records ------------------------------------------------------------------------------
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind | str = Kind.FACT,
+        layer: Layer | str = Layer.SEMANTIC,
+        metadata: dict[str, Any] | None = None,
+        event_time: datetime | None = None,
+        task_id: str | None = None,
+        subgoal_id: str | None = None,
+        entities: Sequence[Entity | dict[str, str] | str] | None = None,
+        importance: float | None = None,
+        source: Source | str = Source.USER,
+        source_ids: Sequence[str] | None = None,
+    ) -> MemoryRecord:
+        """Store one memory as is (no extraction) and return it.
+
+        The id is deterministic, so adding the same text twice in a scope keeps one record
+        (its ``created_at`` is kept, metadata merged).
+
+        >>> m = Memory(location=":memory:", embedder=FakeEmbedder())  # doctest: +SKIP
+        >>> m.add("I prefer window seats", user_id="alice", kind="preference").kind  # doctest: +SKIP
+        <Kind.PREFERENCE: 'preference'>
+        """
+        return self._records.add(
+            text,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            kind=kind,
+            layer=layer,
+            metadata=metadata,
+            event_time=event_time,
+            task_id=task_id,
+            subgoal_id=subgoal_id,
+            entities=entities,
+            importance=importance,
+            source=source,
+            source_ids=source_ids,
+        )
+
+    def add_many(
+        self,
+        items: Sequence[str | dict[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind | str = Kind.FACT,
+        layer: Layer | str = Layer.SEMANTIC,
+        event_time: datetime | None = None,
+        source: Source | str = Source.USER,
+    ) -> list[MemoryRecord]:
+        """Store many memories with one embedding batch and one upsert.
+
+        Items are strings or dicts with ``text`` plus any keyword of :meth:`add`. The whole
+        batch is validated before anything is written: one bad item writes nothing.
+        """
+        return self._records.add_many(
+            items,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            kind=kind,
+            layer=layer,
+            event_time=event_time,
+            source=source,
+        )
+
+    def get(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> MemoryRecord:
+        """The record with this id in the scope; :class:`NotFoundError` if there is none."""
+        return self._records.get(
+            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id
+        )
+
+    def list(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layer: Layer | str | None = None,
+        kind: Kind | str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+        filters: dict[str, Any] | None = None,
+        include_history: bool = False,
+        trust: Trust | str | None = None,
+    ) -> RecordPage:
+        """A page of the scope's records; pass ``page.next_cursor`` as ``cursor`` for the next.
+
+        Quarantined records are left out unless asked for: ``trust="quarantined"`` lists them
+        (with ``provenance.reason``) for review; ``trust="trusted"`` / ``"untrusted"`` narrow
+        the page to that trust level.
+        """
+        return self._records.list(
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            layer=layer,
+            kind=kind,
+            limit=limit,
+            cursor=cursor,
+            filters=filters,
+            include_history=include_history,
+            trust=trust,
+        )
+
+    def count(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layer: Layer | str | None = None,
+        include_history: bool = True,
+    ) -> int:
+        """Number of records in the scope (all layers and states unless narrowed)."""
+        return self._records.count(
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            layer=layer,
+            include_history=include_history,
+        )
+
+    def update(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        kind: Kind | str | None = None,
+    ) -> MemoryRecord:
+        """Change a record in place (same id); a new text is re-embedded. Returns the new record.
+
+        The id stays the one derived from the first text; a later ``add`` of that first text
+        makes a record of its own and leaves this one alone.
+        """
+        return self._records.update(
+            record_id,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            text=text,
+            metadata=metadata,
+            importance=importance,
+            kind=kind,
+        )
+
+    def release(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        note: str | None = None,
+    ) -> MemoryRecord:
+        """Restore a quarantined record: it is read and recalled again from now on.
+
+        The release is recorded in its provenance (``released_at``, and ``reason`` keeps why it
+        had been quarantined, with ``note``). The user's and the application's own words become
+        trusted again; tool, web, document and assistant content stays ``untrusted`` (shown as
+        data, like any other content from outside).
+
+        >>> page = m.list(user_id="alice", trust="quarantined")  # doctest: +SKIP
+        >>> m.release(page[0].id, user_id="alice", note="my own note")  # doctest: +SKIP
+        """
+        return self._records.release(
+            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id, note=note
+        )
+
+    def stats(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Counts per layer / kind / status for a scope, plus engine info."""
+        return self._records.stats(user_id=user_id, agent_id=agent_id, session_id=session_id)
+
+    # -- deletion -----------------------------------------------------------------------------
+    def delete(
+        self,
+        record_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> bool:
+        """Delete one record of the scope. Returns whether it existed."""
+        return self._deletes.delete(
+            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id
+        )
+
+    def delete_all(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        purge: bool = True,
+    ) -> int:
+        """Delete every record of the scope (all layers, all pages), then purge the engine's files.
+
+        Only the given scope is touched: ``delete_all(user_id="alice")`` never affects ``bob``.
+        """
+        return self._deletes.delete_all(
+            user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+        )
+
+    def delete_by_source(
+        self,
+        source: str | Source,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        purge: bool = False,
+    ) -> int:
+        """Roll back everything one source wrote in the scope; returns how many records went.
+
+        ``source`` is either a source id (a message / tool call / URL id given as ``source_ids``
+        when writing, or a record id) or a source kind (``"tool"``, ``"web"``, ...: every record
+        with that ``provenance.source``). Records derived from removed records (their
+        ``source_ids`` name a removed id) are removed too, in the scope and across its
+        sessions. ``purge=True`` also scrubs the engine's files (see :meth:`delete_all`).
+
+        >>> m.add("Wire refunds to IBAN X", user_id="alice", source="web",  # doctest: +SKIP
+        ...       source_ids=["https://evil.example/page"])
+        >>> m.delete_by_source("https://evil.example/page", user_id="alice")  # doctest: +SKIP
+        1
+        """
+        return self._deletes.delete_by_source(
+            source, user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+        )
+
+    # -- export / import ----------------------------------------------------------------------
+    def export_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        all_scopes: bool = False,
+        vectors: bool = True,
+    ) -> int:
+        """Write records (one JSON object a line) and return how many.
+
+        Exports one scope, or every tenant with ``all_scopes=True`` (an admin operation).
+        ``vectors=True`` adds each record's dense vector (``"_embedding"``), which an import
+        with the same embedding model reuses instead of embedding every text again.
+        """
+        return self._transfer.export_jsonl(
+            path,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            all_scopes=all_scopes,
+            vectors=vectors,
+        )
+
+    def import_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        skip_bad: bool = False,
+        batch_size: int = 64,
+        progress: Callable[[int], None] | None = None,
+        reembed: bool = False,
+    ) -> ImportReport:
+        """Read an export and write its records with their ids and scopes.
+
+        Every line is validated first. A bad line raises :class:`ImportDataError` naming its
+        line number and nothing is imported — unless ``skip_bad=True``, which skips bad lines
+        (listed in the report) and imports the rest. Vectors exported by the same embedding
+        model are reused unless ``reembed=True`` (or PII redaction is on: a redacted text
+        needs its own vector); other records are embedded. ``progress(n)`` is called after
+        each batch of ``batch_size`` records is written.
+        """
+        return self._transfer.import_jsonl(
+            path, skip_bad=skip_bad, batch_size=batch_size, progress=progress, reembed=reembed
+        )
+
+    # -- write path: remember, layers, lifecycle ----------------------------------------------
+    def remember(
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        subgoal_id: str | None = None,
+        event_time: datetime | str | float | None = None,
+    ) -> RememberResult:
+        """Remember a conversation turn (or several): buffer them, extract facts, reconcile.
+
+        ``messages``: a string, a list of ``{"role", "content"[, "name", "timestamp", "id"]}``
+        dicts, or LangChain messages. A message's ``id`` is kept in the ``source_ids`` of every
+        record made from it, and a message id seen before in the session is skipped (retries
+        are safe). Without ``session_id`` the turns go to the session ``"default"``.
+
+        >>> m = Memory(location=":memory:", embedder=FakeEmbedder())  # doctest: +SKIP
+        >>> m.remember("My budget is 500 a night", user_id="alice", session_id="s1")  # doctest: +SKIP
+        RememberResult(added=2, updated=0, superseded=0, skipped=0)
+        """
+        return self._writes.remember(
+            messages,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            task_id=task_id,
+            subgoal_id=subgoal_id,
+            event_time=event_time,
+        )
+
+    def buffer(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:
+        """The session's buffered (recent, raw) turns, oldest first."""
+        return self._writes.buffer(user_id=user_id, agent_id=agent_id, session_id=session_id)
+
+    def history(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryRecord]:
+        """Every turn of the session (buffered and episodic), in order; the last ``limit`` if given."""
+        return self._writes.history(
+            user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit
+        )
+
+    def flush_buffer(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> RememberResult:
+        """Move every buffered turn of the session to the episodic layer now."""
+        return self._writes.flush_buffer(user_id=user_id, agent_id=agent_id, session_id=session_id)
+
+    def end_session(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        consolidate: bool | None = None,
+    ) -> RememberResult:
+        """Flush the session's buffer to episodic memory and (by policy) consolidate the scope."""
+        return self._writes.end_session(
+            user_id=user_id, agent_id=agent_id, session_id=session_id, consolidate=consolidate
+        )
+
+    def task(
+        self,
+        task_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        goal: str | None = None,
+        status: str | None = None,
+        subgoal_id: str | None = None,
+        subgoal_status: str | None = None,
+        entities: Sequence[str] | str | None = None,
+        constraints: Sequence[str] | str | None = None,
+        decisions: Sequence[str] | str | None = None,
+        notes: Sequence[str] | str | None = None,
+        parent_task_id: str | None = None,
+    ) -> TaskState:
+        """Read (no changes given) or update a task's working state; returns the state.
+
+        A task whose status becomes ``done`` / ``failed`` / ``cancelled`` is summarised into an
+        episodic ``summary`` record and removed from working memory.
+        """
+        return self._writes.task(
+            task_id,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            goal=goal,
+            status=status,
+            subgoal_id=subgoal_id,
+            subgoal_status=subgoal_status,
+            entities=entities,
+            constraints=constraints,
+            decisions=decisions,
+            notes=notes,
+            parent_task_id=parent_task_id,
+        )
+
+    def register_schema(
+        self,
+        model: Any,
+        *,
+        key: Sequence[str] | None = None,
+        policies: dict[str, str] | None = None,
+        kind: Kind | str = Kind.FACT,
+        name: str | None = None,
+        render: Callable[[dict[str, Any]], str] | None = None,
+        extract: Callable[[str, dict[str, Any]], Sequence[dict[str, Any]]] | None = None,
+    ) -> SchemaSpec:
+        """Declare a schema facts can be written into (SCG).
+
+        ``key``: fields that identify the same thing (records with an equal key are merged);
+        ``policies``: ``{field: "first_write" | "latest_wins" | "max_confidence" | "accumulate"
+        | "weighted"}`` (lists default to ``accumulate``, other fields to ``latest_wins``);
+        ``extract(text, context) -> [field dicts]``: an optional rule for this schema, run on
+        every user turn (the LLM extractor, when given, fills every registered schema).
+        """
+        return self._writes.register_schema(
+            model, key=key, policies=policies, kind=kind, name=name, render=render, extract=extract
+        )
+
+    def consolidate(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        reflect: bool | None = None,
+    ) -> RememberResult:
+        """Distil clusters of episodic turns into ``summary`` records (and, with an LLM and
+        ``reflect=True``, ``reflection`` records) in semantic memory. Idempotent."""
+        return self._writes.consolidate(
+            user_id=user_id, agent_id=agent_id, session_id=session_id, reflect=reflect
+        )
+
+    def forget(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        older_than: datetime | float | str | None = None,
+        below_utility: float | None = None,
+        layer: Layer | str | None = None,
+        mode: str = "archive",
+        include_history: bool = True,
+    ) -> int:
+        """Archive (default) or delete (``mode="delete"``) records by policy; returns how many.
+
+        ``older_than``: a datetime, or an age in days; ``below_utility``: decayed utility under
+        this value; ``layer``: only this layer. At least one criterion is required.
+        """
+        return self._writes.forget(
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            older_than=older_than,
+            below_utility=below_utility,
+            layer=layer,
+            mode=mode,
+            include_history=include_history,
+        )
+
+    def touch(
+        self,
+        records: Sequence[str | MemoryRecord],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        now: datetime | None = None,
+    ) -> int:
+        """Record an access (``last_accessed``, ``access_count``) for decay; returns how many.
+
+        The read path calls this with the records it returned (``m.touch(ctx.records, ...)``):
+        payload updates only, no re-embedding, no read when records (not ids) are given, and
+        one ``set_payload`` per distinct new count — typically one store call per recall.
+        Like recall, it covers all sessions of the user/agent; records and ids outside that
+        scope are ignored.
+        """
+        return self._writes.touch(
+            records, user_id=user_id, agent_id=agent_id, session_id=session_id, now=now
+        )
+
+    def resume_extraction(self) -> int:
+        """Extract the facts of user turns whose extraction never ran (the process died after
+        ``remember`` returned and before the LLM pass); returns how many turns were found.
+
+        Runs when the embedded store is opened; on a Qdrant server shared by several
+        processes call it from one of them. With an LLM the pass runs as ``remember`` would
+        (on the worker with ``background=True``), without one the rules extract them.
+        """
+        return self._writes.resume_extraction()
+
+    # -- recall pipeline ----------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 10,
+        filters: dict[str, Any] | None = None,
+        include_history: bool = False,
+    ) -> builtins.list[ScoredRecord]:
+        """Hybrid search (dense + BM25, RRF) within the scope; best first.
+
+        Each hit carries ``score`` and ``routes`` (which of ``dense`` / ``bm25`` found it).
+        Superseded and quarantined records are left out unless ``include_history=True``.
+        """
+        return self._recall.search(
+            query,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            limit=limit,
+            filters=filters,
+            include_history=include_history,
+        )
+
+    def recall(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        intent: Intent | None = None,
+        budget_tokens: int = 1000,
+        config: RetrievalConfig | None = None,
+        now: datetime | None = None,
+    ) -> MemoryContext:
+        """Build a token-budgeted context of the memories that serve ``query``.
+
+        Long-term layers are searched across every session of the user/agent; the buffer of
+        ``session_id`` (if given) fills the "recent turns" section. ``ctx.tokens`` never
+        exceeds ``budget_tokens``; ``ctx.trace`` explains every candidate kept or cut.
+        ``now``: the time the recall is made at (default: the current time; naive = UTC).
+        """
+        return self._recall.recall(
+            query,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            intent=intent,
+            budget_tokens=budget_tokens,
+            config=config,
+            now=now,
+        )
+
+    def feedback(
+        self,
+        record_ids: Sequence[str],
+        success: bool = True,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, float]:
+        """Tell PRISM whether the recalled records helped; returns ``{id: new utility}``.
+
+        Utility moves toward 1 on success and 0 on failure by a step that shrinks with each
+        feedback (bounded in [0, 1]); recall's score uses it. Ids not in the scope are ignored.
+        """
+        return self._recall.feedback(
+            record_ids, success, user_id=user_id, agent_id=agent_id, session_id=session_id
+        )
+
+    def register_intent(self, name: str, **fields: Any) -> None:
+        """Register a PRISM intent template for an agent step.
+
+        ``fields`` are :class:`Intent` fields (``kinds``, ``layers``, ``entities``,
+        ``weights``, ``task_id``, ``strictness``, ...). ``recall(intent=Intent(step=name))``
+        then starts from it; what the caller's intent states wins.
+        """
+        return self._recall.register_intent(name, **fields)
+
+    def flush_access(self) -> int:
+        """Write the pending access statistics of past recalls now; returns records updated."""
+        return self._recall.flush_access()
+
+    # -- durability and closing -------------------------------------------------------------
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait for background steps (extraction, consolidation), then make writes durable."""
+        self._writes.join(timeout)
+        self._engine.flush()
+
+    def close(self) -> None:
+        """Write pending access statistics, stop the background worker, then flush and release
+        the store (the embedded path can then be opened elsewhere)."""
+        if self._engine.closed:
+            return
+        self._recall.close()
+        self._writes.close()
+        self._engine.close()
+
     def __enter__(self) -> Memory:
         return self
 
-    # -- async shells ------------------------------------------------------------------
-    async def aadd(self, text: str, **kwargs: Any) -> MemoryRecord:
-        """Async :meth:`add`."""
-        return await asyncio.to_thread(self.add, text, **kwargs)
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
-    async def aadd_many(self, items: Any, **kwargs: Any) -> list[MemoryRecord]:
-        """Async :meth:`add_many`."""
-        return await asyncio.to_thread(self.add_many, items, **kwargs)
+    async def __aenter__(self) -> Memory:
+        return self
 
-    async def asearch(self, query: str, **kwargs: Any) -> list[ScoredRecord]:
-        """Async :meth:`search`."""
-        return await asyncio.to_thread(self.search, query, **kwargs)
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.to_thread(self.close)
 
-    async def aget(self, record_id: str, **kwargs: Any) -> MemoryRecord:
-        """Async :meth:`get`."""
-        return await asyncio.to_thread(self.get, record_id, **kwargs)
+    def __del__(self) -> None:  # best effort: release the embedded lock on GC
+        try:
+            engine = self.__dict__.get("_engine")
+            if engine is not None and not engine.closed:
+                self.close()
+        except Exception:
+            pass
 
-    async def alist(self, **kwargs: Any) -> RecordPage:
-        """Async :meth:`list`."""
-        return await asyncio.to_thread(self.list, **kwargs)
-
-    async def arelease(self, record_id: str, **kwargs: Any) -> MemoryRecord:
-        """Async :meth:`release`."""
-        return await asyncio.to_thread(self.release, record_id, **kwargs)
-
-    async def adelete(self, record_id: str, **kwargs: Any) -> bool:
-        """Async :meth:`delete`."""
-        return await asyncio.to_thread(self.delete, record_id, **kwargs)
-
-    async def adelete_all(self, **kwargs: Any) -> int:
-        """Async :meth:`delete_all`."""
-        return await asyncio.to_thread(self.delete_all, **kwargs)
+    # -- async twins (one wrapper, the sync signature) -----------------------------------------
+    aadd = _async_twin(add)
+    aadd_many = _async_twin(add_many)
+    aget = _async_twin(get)
+    alist = _async_twin(list)
+    acount = _async_twin(count)
+    aupdate = _async_twin(update)
+    arelease = _async_twin(release)
+    astats = _async_twin(stats)
+    adelete = _async_twin(delete)
+    adelete_all = _async_twin(delete_all)
+    adelete_by_source = _async_twin(delete_by_source)
+    aexport_jsonl = _async_twin(export_jsonl)
+    aimport_jsonl = _async_twin(import_jsonl)
+    aremember = _async_twin(remember)
+    abuffer = _async_twin(buffer)
+    ahistory = _async_twin(history)
+    aflush_buffer = _async_twin(flush_buffer)
+    aend_session = _async_twin(end_session)
+    atask = _async_twin(task)
+    aregister_schema = _async_twin(register_schema)
+    aconsolidate = _async_twin(consolidate)
+    aforget = _async_twin(forget)
+    atouch = _async_twin(touch)
+    aresume_extraction = _async_twin(resume_extraction)
+    asearch = _async_twin(search)
+    arecall = _async_twin(recall)
+    afeedback = _async_twin(feedback)
+    aregister_intent = _async_twin(register_intent)  # type: ignore[arg-type]  # **fields
+    aflush_access = _async_twin(flush_access)
+    aflush = _async_twin(flush)
+    aclose = _async_twin(close)

@@ -3,7 +3,7 @@ no LLM), the LLM extractor (any LangChain chat model) and reconciliation per fie
 
 from __future__ import annotations
 
-from .schemas import Event, Fact, Person, Preference, SchemaRegistry, SchemaSpec, TaskState
+from .schemas import Event, Fact, Person, Preference, SchemaRegistry, SchemaSpec
 
 __all__ = [
     "Event",
@@ -12,5 +12,4 @@ __all__ = [
     "Preference",
     "SchemaRegistry",
     "SchemaSpec",
-    "TaskState",
 ]

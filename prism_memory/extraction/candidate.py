@@ -8,11 +8,11 @@ from typing import Any
 
 from ..records import Entity
 
-__all__ = ["Candidate"]
+__all__ = ["FactCandidate"]
 
 
 @dataclass
-class Candidate:
+class FactCandidate:
     """A schema instance proposed by an extractor, not yet validated or reconciled.
 
     ``key``: the identity the extractor chose (``None``: the schema's entity key). A slot

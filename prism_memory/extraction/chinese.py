@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from ..records import Entity
-from .candidate import Candidate
+from .candidate import FactCandidate
 from .dates import TimeMention, cn_number, find_times
 from .lexicon import ZH_DIETS, ZH_JOB_SUFFIX, ZH_PETS, ZH_RELATIONS
 from .patterns import _MONEY, _ZH_PERSON
@@ -96,28 +96,32 @@ class ChineseExtractor:
         self.base = base
         self.who = who
 
-    def sentence(self, sentence: str) -> list[Candidate]:
+    def sentence(self, sentence: str) -> list[FactCandidate]:
         if speech_act(sentence) != "statement":
             return []
-        out: list[Candidate] = []
+        out: list[FactCandidate] = []
         times = [t for t in find_times(sentence, self.base) if t.has_date]
         for m in _ZH_PERSON.finditer(sentence):
             name = m.group("name")
             out.append(
-                Candidate("Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)])
+                FactCandidate(
+                    "Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)]
+                )
             )
         holder = _holder_name(self.who)
         for m in _PET.finditer(sentence):
             value = m.group("pet") + (f" {m.group('name')}" if m.group("name") else "")
             key = f"Fact|{holder.lower()}|pet|{(m.group('name') or m.group('pet')).lower()}"
-            out.append(Candidate("Fact", self._fields(holder, "宠物", value), 0.8, 0.6, key=key))
+            out.append(
+                FactCandidate("Fact", self._fields(holder, "宠物", value), 0.8, 0.6, key=key)
+            )
         for m in _BUDGET.finditer(sentence):
             value = (m.group("money") + m.group("rest")).strip()
             amount, unit = _amount(m.group(0))
             if amount is not None:
                 fields = self._fields(holder, "budget", value)
                 fields.update(amount=amount, unit=unit or "CNY")
-                out.append(Candidate("Fact", fields, 0.85, 0.8))
+                out.append(FactCandidate("Fact", fields, 0.85, 0.8))
                 break
         has_budget = any(c.fields.get("attribute") == "budget" for c in out)
         subject: tuple[str, str | None] | None = None  # (kind, holder)
@@ -141,7 +145,7 @@ class ChineseExtractor:
             kind, who = subject
             holder_here = who or holder
             pred = self._strip_time(rest, times)
-            here: list[Candidate] = []
+            here: list[FactCandidate] = []
             if not has_budget:
                 here.extend(self._predicate(pred, holder_here, kind, has_date=bool(times)))
             clause_times = [t for t in times if t.phrase in clause] or (
@@ -162,14 +166,16 @@ class ChineseExtractor:
             fields["subject"] = holder
         return fields
 
-    def _subject(self, clause: str) -> tuple[tuple[str, str | None], str, Candidate | None] | None:
+    def _subject(
+        self, clause: str
+    ) -> tuple[tuple[str, str | None], str, FactCandidate | None] | None:
         m = _REL_PERSON.search(clause)
         if m and (m.start() == 0 or not _SELF.search(clause[: m.start()])):
             name = m.group("name")
             rel = m.group("rel")
             person = None
             if name:
-                person = Candidate(
+                person = FactCandidate(
                     "Person",
                     {"name": name, "relationship": rel},
                     0.8,
@@ -194,13 +200,15 @@ class ChineseExtractor:
         text = re.sub(r"^(?:上午|下午|晚上|早上|中午)", "", text)
         return text.strip()
 
-    def _predicate(self, pred: str, holder: str, kind: str, *, has_date: bool) -> list[Candidate]:
+    def _predicate(
+        self, pred: str, holder: str, kind: str, *, has_date: bool
+    ) -> list[FactCandidate]:
         pred = pred.strip().rstrip("了啦呢吧啊呀哦")
         if not pred:
             return []
         core = _ADVERBS.sub("", pred)
         habitual = bool(_HABIT.search(pred))
-        out: list[Candidate] = []
+        out: list[FactCandidate] = []
         m = _ALLERGY.match(core)
         if m:
             return [self._pref(holder, m.group("o"), "avoid", 0.9)]
@@ -223,7 +231,7 @@ class ChineseExtractor:
             years = cn_number(m.group("n"))
             if years is not None and 0 < years < 125:
                 return [
-                    Candidate(
+                    FactCandidate(
                         "Fact",
                         {**self._fields(holder, "age", str(years)), "amount": float(years)},
                         0.8,
@@ -233,39 +241,47 @@ class ChineseExtractor:
         d = _DIET.search(core)
         if d and not core.startswith("不"):
             return [
-                Candidate("Fact", self._fields(holder, "diet", ZH_DIETS[d.group(0)]), 0.85, 0.75)
+                FactCandidate(
+                    "Fact", self._fields(holder, "diet", ZH_DIETS[d.group(0)]), 0.85, 0.75
+                )
             ]
         m = _LIVE.match(core)
         if m:
-            return [Candidate("Fact", self._fields(holder, "home city", m.group("v")), 0.8, 0.7)]
+            return [
+                FactCandidate("Fact", self._fields(holder, "home city", m.group("v")), 0.8, 0.7)
+            ]
         m = _WORK_AS.match(core)
         if m:
             return [
-                Candidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7),
-                Candidate("Fact", self._fields(holder, "workplace", m.group("place")), 0.75, 0.65),
+                FactCandidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7),
+                FactCandidate(
+                    "Fact", self._fields(holder, "workplace", m.group("place")), 0.75, 0.65
+                ),
             ]
         m = _WORK_AT.match(core)
         if m:
             return [
-                Candidate("Fact", self._fields(holder, "workplace", m.group("place")), 0.8, 0.7)
+                FactCandidate("Fact", self._fields(holder, "workplace", m.group("place")), 0.8, 0.7)
             ]
         m = _JOB.match(core)
         if m:
-            return [Candidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7)]
+            return [
+                FactCandidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7)
+            ]
         m = _CN_MONEY.match(core.lstrip("的"))
         if m:
             number = cn_number(m.group("n"))
             if number is not None:
                 fields = self._fields(holder, m.group("attr"), m.group("n") + m.group("unit"))
                 fields.update(amount=float(number), unit="CNY")
-                return [Candidate("Fact", fields, 0.75, 0.65)]
+                return [FactCandidate("Fact", fields, 0.75, 0.65)]
         m = _AMOUNT.match(core.lstrip("的"))
         if m and m.group("attr") not in ("预算",):
             amount, unit = _amount(m.group(0))
             fields = self._fields(holder, m.group("attr"), _tail(m))
             if amount is not None:
                 fields.update(amount=amount, unit=unit)
-            return [Candidate("Fact", fields, 0.75, 0.65)]
+            return [FactCandidate("Fact", fields, 0.75, 0.65)]
         if habitual:
             m = _CHOOSE.match(core)
             if m and len(m.group("o")) >= 2:
@@ -278,7 +294,7 @@ class ChineseExtractor:
             value = pred
             key = f"Fact|{holder.lower()}|{value}"
             out.append(
-                Candidate(
+                FactCandidate(
                     "Fact",
                     {
                         **self._fields(holder, "习惯" if habitual else "情况", value),
@@ -292,12 +308,12 @@ class ChineseExtractor:
             )
         return out
 
-    def _pref(self, holder: str, obj: str, polarity: str, confidence: float) -> Candidate:
+    def _pref(self, holder: str, obj: str, polarity: str, confidence: float) -> FactCandidate:
         obj = obj.strip("，,。 ")
         fields: dict[str, Any] = {"subject": obj, "polarity": polarity}
         if holder != "user":
             fields["holder"] = holder
-        return Candidate("Preference", fields, confidence, 0.7)
+        return FactCandidate("Preference", fields, confidence, 0.7)
 
     def _event(
         self,
@@ -306,7 +322,7 @@ class ChineseExtractor:
         holder: str,
         changed: bool,
         topic: re.Match[str] | None,
-    ) -> Candidate:
+    ) -> FactCandidate:
         when = times[0]
         desc = clause
         for t in times:
@@ -317,7 +333,7 @@ class ChineseExtractor:
         retire: list[str] = []
         if changed and topic is not None:
             retire = [topic.group("topic")]
-        cand = Candidate(
+        cand = FactCandidate(
             "Event",
             {
                 "description": desc,

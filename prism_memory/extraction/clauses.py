@@ -15,7 +15,7 @@ Design:
   values ("plays bass", "speaks Arabic"; keyed with their value) and dated events.
 - Clause-level patterns run whatever the subject: changes ("HR moved my review to Monday",
   "the landlord raised our rent to 1,950", "the Madrid flight is now on March 19") give the new
-  value and the words of what it replaces (``Candidate.retire``); requests ("call me Sam",
+  value and the words of what it replaces (``FactCandidate.retire``); requests ("call me Sam",
   "oat milk, please"); budgets; favourites.
 - Modality decides: a wish, a hedge ("I'd probably"), a plan without a date, a thought ("I
   think") states no fact; a plan with a date is an event. A statement about someone else is
@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from ..records import Entity
-from .candidate import Candidate
+from .candidate import FactCandidate
 from .dates import TimeMention, find_times
 from .entities import find_entities
 from .lexicon import (
@@ -469,7 +469,7 @@ class EnglishExtractor:
         self._sentence = ""
 
     # -- entry point --------------------------------------------------------------------
-    def sentence(self, sentence: str) -> list[Candidate]:
+    def sentence(self, sentence: str) -> list[FactCandidate]:
         act = speech_act(sentence)
         if act not in ("statement", "question"):
             return []
@@ -484,7 +484,7 @@ class EnglishExtractor:
         self._sentence = text
         if act == "question":  # only the statements before the question clause
             clauses = [c for c in clauses[:-1] if speech_act(c) == "statement"]
-        out: list[Candidate] = []
+        out: list[FactCandidate] = []
         for clause in clauses:
             if speech_act(clause) not in ("statement",):
                 continue
@@ -492,13 +492,13 @@ class EnglishExtractor:
         return out
 
     # -- one clause ---------------------------------------------------------------------
-    def clause(self, clause: str) -> list[Candidate]:
+    def clause(self, clause: str) -> list[FactCandidate]:
         toks = _tokens(clause)
         if not toks:
             return []
         times = [t for t in find_times(clause, self.base) if t.has_date]
         subject = self._subject(toks)
-        out: list[Candidate] = []
+        out: list[FactCandidate] = []
         out.extend(self._persons(toks))
         changed = self._changes(clause, times, subject)
         out.extend(changed)
@@ -907,12 +907,12 @@ class EnglishExtractor:
         subject: _Subject,
         p: _Pred,
         times: list[TimeMention],
-    ) -> list[Candidate]:
+    ) -> list[FactCandidate]:
         holder = self._holder(subject)
         words = [t.low for t in toks]
         rest = _without_times(self._rest_text(clause, toks, p.rest), times)
         rest_low = rest.lower()
-        out: list[Candidate] = []
+        out: list[FactCandidate] = []
         if p.modal in ("hedge", "wish", "past_habit"):
             return out
         if subject.kind == "possessed":
@@ -1042,7 +1042,7 @@ class EnglishExtractor:
             key = None
         else:
             key = "Fact|" + "|".join([holder.lower(), *key_words, value.lower()])
-        c = Candidate("Fact", fields, 0.6, 0.55, key=key, generic=key is not None)
+        c = FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=key is not None)
         out.append(c)
         return out
 
@@ -1076,7 +1076,9 @@ class EnglishExtractor:
             )
         return " ".join(words)
 
-    def _verb_slots(self, p: _Pred, rest: str, holder: str, words: list[str]) -> list[Candidate]:
+    def _verb_slots(
+        self, p: _Pred, rest: str, holder: str, words: list[str]
+    ) -> list[FactCandidate]:
         verb = p.lemma
         rest_low = rest.lower()
         if verb == "live" and re.match(r"^(?:in|on|near|at|outside|just outside)\b", rest_low):
@@ -1175,9 +1177,9 @@ class EnglishExtractor:
         holder: str,
         times: list[TimeMention],
         full_rest: str = "",
-    ) -> list[Candidate]:
+    ) -> list[FactCandidate]:
         low = rest.lower()
-        out: list[Candidate] = []
+        out: list[FactCandidate] = []
         if not rest or (p.modal in ("future", "must") and not times):
             return out
         if p.tense == "passive":
@@ -1205,7 +1207,7 @@ class EnglishExtractor:
                     return out
                 key = "Fact|" + holder.lower() + "|restriction|" + diet.split()[0].split("-")[0]
                 return [
-                    Candidate(
+                    FactCandidate(
                         "Fact",
                         {"attribute": "dietary restriction", "value": diet, "subject": holder},
                         0.85,
@@ -1259,7 +1261,7 @@ class EnglishExtractor:
             value = _possessive_value(m.group("o"))
             key = f"Fact|{holder.lower()}|{lemma(m.group('v'))}|{value.lower()}"
             return [
-                Candidate(
+                FactCandidate(
                     "Fact",
                     {
                         "attribute": lemma(m.group("v")),
@@ -1310,7 +1312,7 @@ class EnglishExtractor:
         value = _possessive_value(rest)
         key = f"Fact|{holder.lower()}|be|{value.lower()}"
         return [
-            Candidate(
+            FactCandidate(
                 "Fact",
                 {"attribute": "is", "value": value, "predicate": be, "subject": holder},
                 0.6,
@@ -1322,7 +1324,7 @@ class EnglishExtractor:
 
     def _possessed_rules(
         self, subject: _Subject, p: _Pred, rest: str, holder: str, times: list[TimeMention]
-    ) -> list[Candidate]:
+    ) -> list[FactCandidate]:
         noun = subject.noun or ""
         attr = normalize_attribute(noun)
         low = attr.lower()
@@ -1357,7 +1359,7 @@ class EnglishExtractor:
                 fields.update(amount=amount, unit=unit)
             if low == "car" or low in ("phone", "laptop"):
                 pass
-            return [Candidate("Fact", fields, 0.75, 0.65)]
+            return [FactCandidate("Fact", fields, 0.75, 0.65)]
         if times:
             return []  # "our lease ends on 31 October": the event says it
         if p.modal is not None or p.neg or p.tense != "present":
@@ -1367,22 +1369,22 @@ class EnglishExtractor:
             f"{p.verb}{' ' + p.particle if p.particle else ''} {rest}".strip()
         )
         fields = {"attribute": attr, "value": value, "subject": holder}
-        return [Candidate("Fact", fields, 0.65, 0.6)]
+        return [FactCandidate("Fact", fields, 0.65, 0.6)]
 
     def _plan_rules(
         self, subject: _Subject, p: _Pred, rest: str, holder: str, times: list[TimeMention]
-    ) -> list[Candidate]:
+    ) -> list[FactCandidate]:
         if times:
             return []  # the event carries it
         if p.lemma in TRAVEL_VERBS and re.match(r"^(?:to|into)\s+[A-Z]", rest):
             return [self._plan_event(holder, p, rest)]
         return []
 
-    def _plan_event(self, holder: str, p: _Pred, rest: str) -> Candidate:
+    def _plan_event(self, holder: str, p: _Pred, rest: str) -> FactCandidate:
         who = holder if holder != "user" else None
         verb = p.verb if p.tense == "progressive" else p.lemma
         desc = f"{who or 'User'} {'is ' + verb if p.tense == 'progressive' else 'plans to ' + verb} {_possessive_value(rest)}"
-        return Candidate(
+        return FactCandidate(
             "Event",
             {"description": desc, "actor": who, "participants": []},
             0.6,
@@ -1390,7 +1392,7 @@ class EnglishExtractor:
         )
 
     # -- clause-level patterns ----------------------------------------------------------
-    def _persons(self, toks: list[_Tok]) -> list[Candidate]:
+    def _persons(self, toks: list[_Tok]) -> list[FactCandidate]:
         out = []
         n = len(toks)
         for i, t in enumerate(toks):
@@ -1400,7 +1402,7 @@ class EnglishExtractor:
                     continue
                 if s.kind == "person" and s.name and not s.name.endswith(f"'s {s.relation}"):
                     out.append(
-                        Candidate(
+                        FactCandidate(
                             "Person",
                             {"name": s.name, "relationship": s.relation},
                             0.8,
@@ -1412,7 +1414,7 @@ class EnglishExtractor:
                     holder = self.who or "user"
                     value = f"{s.relation} {s.name}"
                     out.append(
-                        Candidate(
+                        FactCandidate(
                             "Fact",
                             {"attribute": "pet", "value": value, "subject": holder},
                             0.8,
@@ -1425,7 +1427,7 @@ class EnglishExtractor:
                 if name not in _NOT_NAMES:
                     self.last_person = name
                     out.append(
-                        Candidate(
+                        FactCandidate(
                             "Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)]
                         )
                     )
@@ -1441,7 +1443,7 @@ class EnglishExtractor:
                     holder = self.who or "user"
                     name = toks[i + 1].text
                     out.append(
-                        Candidate(
+                        FactCandidate(
                             "Fact",
                             {"attribute": "pet", "value": f"{pet} named {name}", "subject": holder},
                             0.8,
@@ -1453,7 +1455,7 @@ class EnglishExtractor:
 
     def _changes(
         self, clause: str, times: list[TimeMention], subject: _Subject | None
-    ) -> list[Candidate]:
+    ) -> list[FactCandidate]:
         m = _CHANGE.search(clause)
         thing = new = own = None
         if m:
@@ -1482,7 +1484,7 @@ class EnglishExtractor:
         retire = _topic_words(thing_clean)
         if attr in ("plan", "plans", "trip", "holiday") and not retire:
             retire = [attr]
-        out: list[Candidate] = []
+        out: list[FactCandidate] = []
         new_at = clause.find(new)
         dated = [t for t in times if new_at >= 0 and abs(t.start - new_at) <= 4]
         if dated:
@@ -1492,7 +1494,7 @@ class EnglishExtractor:
             if own == "the":
                 desc = thing_clean[:1].upper() + thing_clean[1:]
             out.append(
-                Candidate(
+                FactCandidate(
                     "Event",
                     {"description": desc, "actor": owner, "participants": [], "when": when.iso()},
                     0.75,
@@ -1513,10 +1515,10 @@ class EnglishExtractor:
         }
         if amount is not None:
             fields.update(amount=amount, unit=unit)
-        out.append(Candidate("Fact", fields, 0.8, 0.7, retire=retire if own == "the" else []))
+        out.append(FactCandidate("Fact", fields, 0.8, 0.7, retire=retire if own == "the" else []))
         return out
 
-    def _requests(self, clause: str) -> list[Candidate]:
+    def _requests(self, clause: str) -> list[FactCandidate]:
         out = []
         holder = self.who or "user"
         m = _CALL_ME.search(clause)
@@ -1537,10 +1539,10 @@ class EnglishExtractor:
                 fields: dict[str, Any] = {"subject": obj, "polarity": "need", "reasons": []}
                 if holder != "user":
                     fields["holder"] = holder
-                out.append(Candidate("Preference", fields, 0.7, 0.7))
+                out.append(FactCandidate("Preference", fields, 0.7, 0.7))
         return out
 
-    def _budget(self, clause: str) -> list[Candidate]:
+    def _budget(self, clause: str) -> list[FactCandidate]:
         out = []
         holder = self.who or "user"
         for pattern in _BUDGET:
@@ -1562,11 +1564,11 @@ class EnglishExtractor:
                 }
                 if holder != "user":
                     fields["subject"] = holder
-                out.append(Candidate("Fact", fields, 0.85, 0.8))
+                out.append(FactCandidate("Fact", fields, 0.85, 0.8))
                 return out
         return out
 
-    def _favourites(self, clause: str) -> list[Candidate]:
+    def _favourites(self, clause: str) -> list[FactCandidate]:
         holder = self.who or "user"
         text = clause.strip()
         for pattern, polarity in ((_MAKES_ME_ILL, "avoid"), (_WHAT_I, "like")):
@@ -1597,10 +1599,10 @@ class EnglishExtractor:
             key = None
             if cat and pattern is _FAVOURITE_B:
                 key = f"Preference|{holder.lower()}|favourite {cat.strip().lower()}"
-            return [Candidate("Preference", fields, 0.85, 0.75, key=key)]
+            return [FactCandidate("Preference", fields, 0.85, 0.75, key=key)]
         return []
 
-    def _next_thing(self, clause: str) -> list[Candidate]:
+    def _next_thing(self, clause: str) -> list[FactCandidate]:
         m = _NEXT_THING.search(clause)
         if not m:
             return []
@@ -1609,7 +1611,9 @@ class EnglishExtractor:
         value = _strip_article(_clean_value(m.group("val")))
         return [_fact(holder, slot, value, 0.75, 0.65)]
 
-    def _counts(self, clause: str, subject: _Subject | None, sentence: str = "") -> list[Candidate]:
+    def _counts(
+        self, clause: str, subject: _Subject | None, sentence: str = ""
+    ) -> list[FactCandidate]:
         if subject is not None and subject.kind in ("person", "pet"):
             return []
         holder = self.who or "user"
@@ -1626,7 +1630,7 @@ class EnglishExtractor:
             n = m.group("n")
             key_noun = _singular(noun)
             out.append(
-                Candidate(
+                FactCandidate(
                     "Fact",
                     {
                         "attribute": f"number of {noun}",
@@ -1647,7 +1651,7 @@ class EnglishExtractor:
                 plural = noun if noun.endswith("s") else noun + "s"
                 n = m2.group("n")
                 out.append(
-                    Candidate(
+                    FactCandidate(
                         "Fact",
                         {
                             "attribute": f"number of {plural}",
@@ -1694,7 +1698,7 @@ class EnglishExtractor:
 
     def _event(
         self, clause: str, toks: list[_Tok], subject: _Subject | None, times: list[TimeMention]
-    ) -> Candidate | None:
+    ) -> FactCandidate | None:
         when = times[0]
         text = clause
         for t in sorted(times, key=lambda x: -x.start):
@@ -1764,7 +1768,7 @@ class EnglishExtractor:
                 participants.append(e.name)
         actor = self.who
         entities = [Entity(type="person", name=p) for p in participants]
-        return Candidate(
+        return FactCandidate(
             "Event",
             {"description": desc, "actor": actor, "participants": participants, "when": when.iso()},
             0.7,
@@ -1866,7 +1870,7 @@ def _fact(
     amount: float | None = None,
     money: bool = False,
     predicate: str | None = None,
-) -> Candidate:
+) -> FactCandidate:
     fields: dict[str, Any] = {
         "attribute": attribute,
         "value": _possessive_value(_clean_value(value)),
@@ -1879,13 +1883,13 @@ def _fact(
         fields["amount"] = amount
     if predicate:
         fields["predicate"] = predicate
-    return Candidate("Fact", fields, confidence, importance)
+    return FactCandidate("Fact", fields, confidence, importance)
 
 
-def _pref(holder: str, subject: str | None, polarity: str, confidence: float) -> Candidate:
+def _pref(holder: str, subject: str | None, polarity: str, confidence: float) -> FactCandidate:
     if subject:
         subject = _possessive_value(re.sub(r"\s+yet$", "", subject))
     fields: dict[str, Any] = {"subject": subject, "polarity": polarity}
     if holder != "user":
         fields["holder"] = holder
-    return Candidate("Preference", fields, confidence, 0.7)
+    return FactCandidate("Preference", fields, confidence, 0.7)

@@ -25,7 +25,7 @@ from .._llm import message_text
 from ..config import ExtractionConfig
 from ..errors import ExtractionError
 from ..records import MemoryRecord
-from .rules import Candidate
+from .rules import FactCandidate
 from .schemas import SchemaRegistry
 
 __all__ = ["LLMExtractor", "build_prompt", "parse_items"]
@@ -70,7 +70,7 @@ def build_prompt(registry: SchemaRegistry, turns: Sequence[MemoryRecord]) -> lis
     return [("system", system), ("human", user)]
 
 
-def parse_items(text: str, registry: SchemaRegistry) -> list[Candidate]:
+def parse_items(text: str, registry: SchemaRegistry) -> list[FactCandidate]:
     """Validated candidates from a model answer; raises :class:`ExtractionError` when invalid."""
     cleaned = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
     try:
@@ -80,7 +80,7 @@ def parse_items(text: str, registry: SchemaRegistry) -> list[Candidate]:
     items = data.get("items") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ExtractionError('the answer must be {"items": [...]}')
-    out: list[Candidate] = []
+    out: list[FactCandidate] = []
     for i, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("fields"), dict):
             raise ExtractionError(f"item {i} must be an object with 'schema' and 'fields'")
@@ -94,7 +94,7 @@ def parse_items(text: str, registry: SchemaRegistry) -> list[Candidate]:
             raise ExtractionError(f"item {i}: {exc}") from None
         conf, imp = item.get("confidence", 0.8), item.get("importance", 0.6)
         out.append(
-            Candidate(
+            FactCandidate(
                 name,
                 dict(item["fields"]),
                 confidence=float(conf)
@@ -141,8 +141,8 @@ class LLMExtractor:
         self,
         turns: Sequence[MemoryRecord],
         *,
-        fallback: Callable[[Sequence[MemoryRecord]], list[Candidate]],
-    ) -> list[Candidate]:
+        fallback: Callable[[Sequence[MemoryRecord]], list[FactCandidate]],
+    ) -> list[FactCandidate]:
         """Candidates for the turns; on failure the rule candidates with lowered confidence."""
         if not turns:
             return []

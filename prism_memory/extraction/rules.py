@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..records import Entity
-from .candidate import Candidate
+from .candidate import FactCandidate
 from .chinese import ChineseExtractor
 from .clauses import EnglishExtractor
 from .entities import find_entities
@@ -43,7 +43,7 @@ from .patterns import (
 from .sentences import is_cjk, split_sentences
 
 __all__ = [
-    "Candidate",
+    "FactCandidate",
     "TaskHints",
     "extract",
     "find_entities",
@@ -128,9 +128,9 @@ def task_hints(texts: Iterable[str]) -> TaskHints:
 _SPEAKER_ROLES = frozenset({"user", "assistant", "system", "tool", "human", "ai"})
 
 
-def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
+def _dedupe(candidates: Iterable[FactCandidate]) -> list[FactCandidate]:
     seen: set[str] = set()
-    out: list[Candidate] = []
+    out: list[FactCandidate] = []
     for c in candidates:
         ident = c.key or c.schema + "|" + repr(sorted((k, str(v)) for k, v in c.fields.items()))
         if ident in seen:
@@ -146,7 +146,7 @@ def extract(
     event_time: datetime,
     speaker: str | None = None,
     people: Iterable[str] = (),
-) -> list[Candidate]:
+) -> list[FactCandidate]:
     """Candidates from one user turn: preferences, facts, persons and dated events.
 
     ``speaker``: the message name; a named speaker's preferences and facts are theirs, not
@@ -162,7 +162,7 @@ def extract(
     owner = speaker if speaker and speaker.lower() not in _SPEAKER_ROLES else None
     english = EnglishExtractor(event_time, owner, people)
     chinese = ChineseExtractor(event_time, owner)
-    out: list[Candidate] = []
+    out: list[FactCandidate] = []
     for sentence in split_sentences(text):
         found = chinese.sentence(sentence) if is_cjk(sentence) else english.sentence(sentence)
         for c in found:
@@ -184,7 +184,7 @@ def extract(
 _POLARITY = {"like": "likes", "dislike": "dislikes", "avoid": "avoids", "need": "needs"}
 
 
-def _statement(c: Candidate) -> str:
+def _statement(c: FactCandidate) -> str:
     """A fact or preference about a person as an entry of their card (``key: value`` for a
     slot, so a later value of the same slot replaces it)."""
     f = c.fields
@@ -195,11 +195,11 @@ def _statement(c: Candidate) -> str:
     return f"{f.get('attribute')}: {f.get('value')}"
 
 
-def _fold_people(candidates: list[Candidate], owner: str | None) -> list[Candidate]:
+def _fold_people(candidates: list[FactCandidate], owner: str | None) -> list[FactCandidate]:
     """Facts and preferences about a named person go to that person's record (their card:
     name, relationship, what is known about them), attributed to them, never to the speaker."""
     persons = {str(c.fields.get("name")): c for c in candidates if c.schema == "Person"}
-    out: list[Candidate] = []
+    out: list[FactCandidate] = []
     for c in candidates:
         if c.schema == "Preference":
             holder = c.fields.get("holder")
@@ -217,7 +217,7 @@ def _fold_people(candidates: list[Candidate], owner: str | None) -> list[Candida
             continue
         person = persons.get(holder)
         if person is None:
-            person = Candidate(
+            person = FactCandidate(
                 "Person",
                 {"name": holder},
                 c.confidence,

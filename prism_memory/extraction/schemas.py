@@ -4,8 +4,9 @@ Design:
 - A schema is a pydantic model plus an entity ``key`` (fields whose normalised values identify
   "the same thing") and a merge ``policy`` per field (``first_write``, ``latest_wins``,
   ``max_confidence``, ``accumulate``, ``weighted``). Reconciliation (``reconcile.py``) reads them.
-- Built-ins: :class:`Preference`, :class:`Fact`, :class:`Person`, :class:`Event`,
-  :class:`TaskState`. Users register their own with ``Memory.register_schema``; an optional
+- Built-ins: :class:`Preference`, :class:`Fact`, :class:`Person`, :class:`Event`; the
+  working layer adds its ``TaskState`` (``layers/working.py``) with
+  :meth:`SchemaRegistry.register_builtin`. Users register their own with ``Memory.register_schema``; an optional
   ``extract`` callable gives a schema its own rule (no LLM needed).
 - Facts are never free-form prose: extracted data is validated against the model before it is
   stored; the record's ``text`` is rendered from the fields.
@@ -31,7 +32,6 @@ __all__ = [
     "Preference",
     "SchemaRegistry",
     "SchemaSpec",
-    "TaskState",
     "entity_key",
 ]
 
@@ -94,31 +94,6 @@ class Event(_Schema):
     participants: list[str] = Field(default_factory=list)
     when: str | None = Field(default=None, description="ISO date/time the event is about.")
     outcome: str | None = None
-
-
-class TaskState(_Schema):
-    """Working memory of one task: goal, status, subgoals, entities, constraints, decisions.
-
-    Example:
-        >>> TaskState(task_id="trip-1", goal="book a hotel").status
-        'active'
-    """
-
-    task_id: str
-    goal: str | None = None
-    status: Literal["active", "paused", "done", "failed", "cancelled"] = "active"
-    subgoals: dict[str, str] = Field(
-        default_factory=dict, description="subgoal id -> status (active, done, ...)."
-    )
-    parent_task_id: str | None = None
-    active_entities: list[str] = Field(default_factory=list)
-    constraints: list[str] = Field(default_factory=list)
-    decisions: list[str] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-
-    @property
-    def closed(self) -> bool:
-        return self.status in ("done", "failed", "cancelled")
 
 
 def _who(name: object) -> str:
@@ -220,18 +195,6 @@ def _render_event(f: dict[str, Any]) -> str:
     return text
 
 
-def _render_task(f: dict[str, Any]) -> str:
-    parts = [f"Task {f.get('task_id')} ({f.get('status')})"]
-    if f.get("goal"):
-        parts.append(f"goal: {f['goal']}")
-    if f.get("subgoals"):
-        parts.append("subgoals: " + ", ".join(f"{k}={v}" for k, v in f["subgoals"].items()))
-    for name in ("active_entities", "constraints", "decisions"):
-        if f.get(name):
-            parts.append(f"{name.replace('_', ' ')}: " + "; ".join(map(str, f[name])))
-    return ". ".join(parts)
-
-
 def _render_generic(name: str, f: dict[str, Any]) -> str:
     shown = ", ".join(f"{k}: {v}" for k, v in f.items() if v not in (None, [], {}, ""))
     return f"{name}: {shown}"
@@ -328,10 +291,21 @@ class SchemaRegistry:
                 _render_person,
             ),
             (Event, [], {}, Kind.EVENT, _render_event),
-            (TaskState, ["task_id"], {}, Kind.TASK, _render_task),
         ]
         for model, key, policies, kind, render in builtins:
             self._add(model, key, policies, kind=kind, render=render, builtin=True)
+
+    def register_builtin(
+        self,
+        model: type[BaseModel],
+        key: Sequence[str],
+        *,
+        kind: Kind,
+        render: Callable[[dict[str, Any]], str],
+    ) -> SchemaSpec:
+        """Add an engine schema (a layer's own, such as the working layer's ``TaskState``):
+        users cannot replace it and the extractors do not fill it."""
+        return self._add(model, key, {}, kind=kind, render=render, builtin=True)
 
     def _add(
         self,

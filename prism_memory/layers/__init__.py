@@ -1,10 +1,10 @@
-"""The four memory layers: buffer (raw recent turns), working (task state), episodic (turns and
-events) and semantic (schema facts). ``Memory`` orchestrates them; these modules hold the logic."""
+"""The four memory layers, one module each: ``buffer`` (raw recent turns), ``working`` (task
+state), ``episodic`` (turns moved out of the buffer, and events) and ``semantic`` (schema
+facts). The write path (``prism_memory._write_path``) orchestrates them; each module owns its
+layer's transitions and receives the engine, never the facade."""
 
 from __future__ import annotations
 
-from .messages import Turn, parse_messages
-from .result import RecordChange, RememberResult
 from .working import TaskState
 
-__all__ = ["RecordChange", "RememberResult", "TaskState", "Turn", "parse_messages"]
+__all__ = ["TaskState"]

@@ -8,11 +8,11 @@ Design:
   version id (the key's id + its version number ``metadata["version"]``, never a clock reading,
   so the same writes give the same ids) with ``status=superseded``, ``valid_to`` closed and a ``contradicts`` link to the
   current id; the new version takes the current id and links ``supersedes`` to the copy.
-- A candidate may carry its own identity (``Candidate.key``): a *slot* ("budget", "home city",
+- A candidate may carry its own identity (``FactCandidate.key``): a *slot* ("budget", "home city",
   "favourite coffee shop") keeps one current value, so a new value supersedes the old one even
   when the schema's natural key differs (a new favourite); a statement that can hold many
   values is keyed with its value and never supersedes a sibling.
-- A candidate may name what it replaces (``Candidate.retire``: "the Madrid flight is now on
+- A candidate may name what it replaces (``FactCandidate.retire``: "the Madrid flight is now on
   March 19" -> ``madrid``; ``retire_date``: "五一的计划改了"): the holder's current events and
   facts from other turns that contain all those words (or fall on that day) are closed
   (``valid_to``, ``status=superseded``, linked both ways) when it is written.
@@ -22,7 +22,8 @@ Design:
   that one sentence); its sparse vector is its own short text.
 - The rule extractor gets the names of persons already known in the scope (read once per
   scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
-- Task state (working layer) is written here too: it is a validated ``TaskState`` record.
+- It receives the :class:`~prism_memory.engine.Engine` and the schema registry; task state
+  (the working layer) is ``layers/working.py``'s.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PrismError
 from ..extraction.reconcile import MergeOutcome, merge_fields
-from ..extraction.rules import Candidate, extract
-from ..extraction.schemas import SchemaSpec, TaskState, entity_key
+from ..extraction.rules import FactCandidate, extract
+from ..extraction.schemas import SchemaRegistry, SchemaSpec, entity_key
 from ..records import (
     Entity,
     Kind,
@@ -49,13 +50,12 @@ from ..records import (
     make_record_id,
     utcnow,
 )
+from ..results import RecordChange, RememberResult
 from ..stores import PointData, RecordFilter
 from ..stores.filters import Condition
-from .result import RecordChange, RememberResult
-from .working import task_record_id, task_summary
 
 if TYPE_CHECKING:
-    from .._write_api import WriteAPI
+    from ..engine import Engine
 
 __all__ = ["SemanticWriter", "key_record_id"]
 
@@ -93,7 +93,7 @@ def _field_entities(spec: SchemaSpec, fields: dict[str, Any]) -> list[Entity]:
     return out
 
 
-def _redact_candidates(candidates: Sequence[Candidate]) -> None:
+def _redact_candidates(candidates: Sequence[FactCandidate]) -> None:
     """Identifiers out of candidates (an LLM's answer may hold some) before the entity key,
     the record id and the text are derived from their fields."""
     from ..safety import redact, redact_value
@@ -147,7 +147,7 @@ def _local_day(value: datetime, like: datetime | None) -> str:
 
 
 class SemanticWriter:
-    """Turns candidates into records for a :class:`~prism_memory.Memory`.
+    """Turns extraction candidates into semantic records, over an engine.
 
     Example:
         >>> from prism_memory import Memory, FakeEmbedder
@@ -158,8 +158,9 @@ class SemanticWriter:
         >>> m.close()
     """
 
-    def __init__(self, memory: WriteAPI) -> None:
-        self.m = memory
+    def __init__(self, engine: Engine, schemas: SchemaRegistry) -> None:
+        self.engine = engine
+        self.schemas = schemas
         self._people: dict[str, set[str]] = {}  # scope key -> names of known persons
 
     def known_people(self, scope: Scope) -> set[str]:
@@ -175,7 +176,7 @@ class SemanticWriter:
             )
             names = set()
             try:
-                for record in self.m.iter_records(scope, flt):
+                for record in self.engine.iter_records(scope, flt):
                     name = record.fields.get("name")
                     if isinstance(name, str) and name:
                         names.add(name)
@@ -189,9 +190,9 @@ class SemanticWriter:
     # -- candidates -----------------------------------------------------------------------
     def rule_candidates(
         self, turns: Sequence[MemoryRecord], scope: Scope | None = None
-    ) -> list[Candidate]:
-        out: list[Candidate] = []
-        user_specs = [s for s in self.m.schemas.user_schemas() if s.extract is not None]
+    ) -> list[FactCandidate]:
+        out: list[FactCandidate] = []
+        user_specs = [s for s in self.schemas.user_schemas() if s.extract is not None]
         for turn in turns:
             if turn.metadata.get("role") != "user":
                 continue
@@ -212,7 +213,9 @@ class SemanticWriter:
                     continue
                 for item in items or []:
                     if isinstance(item, dict):
-                        found.append(Candidate(spec.name, dict(item), 0.8, 0.7, evidence=turn.text))
+                        found.append(
+                            FactCandidate(spec.name, dict(item), 0.8, 0.7, evidence=turn.text)
+                        )
             for c in found:
                 c.source_ids = _source_ids(turn)
                 c.event_time = c.event_time or when
@@ -244,13 +247,13 @@ class SemanticWriter:
         dense: dict[str, list[float]] = {}
         if texts:
             ids = list(texts)
-            vectors = self.m.embedder.embed_documents([texts[i] for i in ids])
+            vectors = self.engine.embedder.embed_documents([texts[i] for i in ids])
             dense = {i: list(map(float, v)) for i, v in zip(ids, vectors, strict=True)}
         return records, shared, dense
 
     # -- reconciliation -------------------------------------------------------------------
     def reconcile(
-        self, candidates: Sequence[Candidate], scope: Scope, result: RememberResult
+        self, candidates: Sequence[FactCandidate], scope: Scope, result: RememberResult
     ) -> list[MemoryRecord]:
         """Validate and merge candidates against the store; supersessions are written here.
 
@@ -258,12 +261,12 @@ class SemanticWriter:
         """
         pending: dict[str, MemoryRecord] = {}
         changed_turns: dict[str, set[str]] = {}  # turn id -> what it said that changed since
-        keyed: list[tuple[Candidate, SchemaSpec, dict[str, Any], str, str]] = []
-        if self.m.config.safety.redact_pii:
+        keyed: list[tuple[FactCandidate, SchemaSpec, dict[str, Any], str, str]] = []
+        if self.engine.config.safety.redact_pii:
             _redact_candidates(candidates)
         for cand in candidates:
             try:
-                spec = self.m.schemas.get(cand.schema)
+                spec = self.schemas.get(cand.schema)
                 fields = spec.validate_fields(cand.fields)
                 key = cand.key or spec.key_string(fields)
                 if key is None:
@@ -276,7 +279,7 @@ class SemanticWriter:
             keyed.append((cand, spec, fields, key, key_record_id(scope, spec, key)))
         # every stored current value the batch may merge with, in one read
         rids = list(dict.fromkeys(rid for *_, rid in keyed))
-        stored = {r.id: r for r in self.m.store.get(rids, scope)} if rids else {}
+        stored = {r.id: r for r in self.engine.store.get(rids, scope)} if rids else {}
         for cand, spec, fields, key, rid in keyed:
             current = pending.get(rid) or stored.get(rid)
             try:
@@ -306,7 +309,7 @@ class SemanticWriter:
                 merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
                 if merged_ids != current.provenance.source_ids and rid not in pending:
                     current.provenance.source_ids = merged_ids[-MAX_SOURCE_IDS:]
-                    self.m.store.set_payload(
+                    self.engine.store.set_payload(
                         [rid],
                         scope,
                         {
@@ -362,17 +365,17 @@ class SemanticWriter:
         """Note on the source turns of superseded records what they said that later changed
         (``metadata["changed_later"]``): a context shows such a turn with that note, so the
         old value reads as history, not as what holds now."""
-        turns = self.m.store.get(list(changed), scope)
+        turns = self.engine.store.get(list(changed), scope)
         for turn in turns:
             if turn.kind != Kind.OBSERVATION:
                 continue
             labels = sorted(set(turn.metadata.get("changed_later") or []) | changed[turn.id])
             metadata = {**turn.metadata, "changed_later": labels}
-            self.m.store.set_payload([turn.id], scope, {"metadata": metadata})
+            self.engine.store.set_payload([turn.id], scope, {"metadata": metadata})
 
     def _retire(
         self,
-        retiring: Sequence[tuple[Candidate, str]],
+        retiring: Sequence[tuple[FactCandidate, str]],
         pending: dict[str, MemoryRecord],
         scope: Scope,
         result: RememberResult,
@@ -388,7 +391,7 @@ class SemanticWriter:
             ]
         )
         try:
-            current = [r for r in self.m.iter_records(scope, flt) if r.id not in pending]
+            current = [r for r in self.engine.iter_records(scope, flt) if r.id not in pending]
         except PrismError as exc:
             log.info("records to retire not read: %s", exc)
             return
@@ -418,7 +421,7 @@ class SemanticWriter:
                 old.valid_to = max(when, old.valid_from or when)
                 old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
                 old.metadata = {**old.metadata, "superseded_by": new.id}
-                self.m.store.set_payload(
+                self.engine.store.set_payload(
                     [old.id],
                     scope,
                     {
@@ -448,15 +451,15 @@ class SemanticWriter:
         copy.relations = [*copy.relations, Relation(type="contradicts", target_id=rid)]
         copy.metadata = {**copy.metadata, "superseded_by": rid}
         if in_batch:  # the version never reached the store: embed it with the batch
-            self.m.store.upsert(self.m.embed_records([copy]))
+            self.engine.store.upsert(self.engine.embed_records([copy]))
         else:
-            vectors = self.m.store.get_vectors([rid], scope)
+            vectors = self.engine.store.get_vectors([rid], scope)
             dense = vectors.get(rid)
             if dense is None:
-                self.m.store.upsert(self.m.embed_records([copy]))
+                self.engine.store.upsert(self.engine.embed_records([copy]))
             else:
-                self.m.store.upsert(
-                    [PointData(copy, dense, self.m.sparse.documents([copy.text])[0])]
+                self.engine.store.upsert(
+                    [PointData(copy, dense, self.engine.sparse.documents([copy.text])[0])]
                 )
         return copy
 
@@ -464,7 +467,7 @@ class SemanticWriter:
         self,
         spec: SchemaSpec,
         fields: dict[str, Any],
-        cand: Candidate,
+        cand: FactCandidate,
         scope: Scope,
         rid: str,
         key: str,
@@ -472,7 +475,7 @@ class SemanticWriter:
         entities = list(
             {e.key: e for e in [*cand.entities, *_field_entities(spec, fields)]}.values()
         )
-        record = self.m.build_record(
+        record = self.engine.build_record(
             spec.text(fields),
             scope,
             kind=spec.kind,
@@ -501,83 +504,33 @@ class SemanticWriter:
 
         result = RememberResult()
         try:
-            extractor = LLMExtractor(self.m.llm, self.m.schemas, self.m.config.extraction)
+            extractor = LLMExtractor(self.engine.llm, self.schemas, self.engine.config.extraction)
             candidates = extractor.extract_turns(turns, fallback=self.rule_candidates)
-            with self.m.scope_lock(scope):
+            with self.engine.scope_lock(scope):
                 records = self.reconcile(candidates, scope, result)
-                self.m._write_records(records, screen=False)  # derived from screened turns
+                self.engine.write_records(records, screen=False)  # derived from screened turns
                 self._done(turns, scope)
         except Exception as exc:  # the agent's turn must never fail because of extraction
             log.warning("LLM extraction pass failed: %s", exc)
-            self.m.background_errors.append(f"llm extraction: {exc}")
+            self.engine.report_error(f"llm extraction: {exc}", logged=True)
         return result
 
     def _done(self, turns: Sequence[MemoryRecord], scope: Scope) -> None:
         """Clear the turns' ``extraction="pending"`` mark: their facts are written."""
         pending = [t.id for t in turns if t.extraction == "pending"]
         if pending:
-            self.m.store.set_payload(pending, scope, {"extraction": None})
+            self.engine.store.set_payload(pending, scope, {"extraction": None})
             for t in turns:
                 t.extraction = None
 
     def resume(self, turns: Sequence[MemoryRecord], scope: Scope) -> RememberResult:
         """Extract turns a dead process left ``extraction="pending"``: with the LLM when the
         memory has one (:meth:`llm_pass`), else with the rules."""
-        if self.m._llm_extraction:
+        if self.engine.llm_extraction:
             return self.llm_pass(turns, scope)
         result = RememberResult()
-        with self.m.scope_lock(scope):
+        with self.engine.scope_lock(scope):
             records = self.reconcile(self.rule_candidates(turns), scope, result)
-            self.m._write_records(records, screen=False)
+            self.engine.write_records(records, screen=False)
             self._done(turns, scope)
         return result
-
-    # -- working memory -------------------------------------------------------------------
-    def load_task(self, scope: Scope, task_id: str) -> TaskState | None:
-        found = self.m.store.get([task_record_id(scope, task_id)], scope)
-        if not found:
-            return None
-        return TaskState.model_validate(found[0].fields)
-
-    def save_task(self, scope: Scope, state: TaskState, result: RememberResult) -> None:
-        """Write the task's working record; a closed task becomes an episodic summary."""
-        spec = self.m.schemas.get("TaskState")
-        rid = task_record_id(scope, state.task_id)
-        if state.closed:
-            summary = self.m.build_record(
-                task_summary(state),
-                scope,
-                kind=Kind.SUMMARY,
-                layer=Layer.EPISODIC,
-                task_id=state.task_id,
-                fields=state.model_dump(mode="json"),
-                schema=spec.name,
-                entities=state.active_entities[:12],
-                importance=0.7,
-                source=Source.DERIVED,
-                source_ids=[rid],
-                metadata={"task_status": state.status},
-            )
-            self.m._write_records([summary], screen=False)
-            self.m.store.delete([rid], scope)
-            self.m._notify_write(scope)
-            result.added.append(RecordChange(summary, f"task {state.task_id} closed: summarised"))
-            return
-        found = self.m.store.get([rid], scope)
-        record = self.m.build_record(
-            spec.text(state.model_dump(mode="json")),
-            scope,
-            kind=Kind.TASK,
-            layer=Layer.WORKING,
-            task_id=state.task_id,
-            fields=state.model_dump(mode="json"),
-            schema=spec.name,
-            entities=state.active_entities[:12],
-            importance=0.8,
-            source=Source.SYSTEM,
-            record_id=rid,
-        )
-        if found:
-            record.created_at = found[0].created_at
-        self.m._write_records([record], screen=False)  # internal task state
-        (result.updated if found else result.added).append(RecordChange(record, "task state"))

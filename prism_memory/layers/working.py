@@ -8,22 +8,85 @@ Design:
   replaced, subgoal statuses are merged.
 - A task that closes (done / failed / cancelled) leaves working memory: its state is summarised
   (:func:`task_summary`) into an episodic ``summary`` record and the working record is deleted.
+- :class:`TaskState` is a schema of the engine's registry (:func:`register_task_schema`, a
+  built-in users cannot replace; the extractors never fill it).
+- :func:`load_task` / :func:`save_task` read and write that record through the engine; the
+  write path calls them under the scope lock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import ValidationError, pydantic_reason
-from ..extraction.schemas import TaskState
-from ..records import Layer, Scope, make_record_id
+from ..extraction.schemas import SchemaRegistry, SchemaSpec
+from ..records import Kind, Layer, Scope, Source, make_record_id
+from ..results import RecordChange, RememberResult
 
-__all__ = ["TaskState", "apply_task_update", "task_record_id", "task_summary"]
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+__all__ = [
+    "TaskState",
+    "apply_task_update",
+    "load_task",
+    "register_task_schema",
+    "save_task",
+    "task_record_id",
+    "task_summary",
+    "task_text",
+]
 
 _STATUSES = ("active", "paused", "done", "failed", "cancelled")
+
+
+class TaskState(BaseModel):
+    """Working memory of one task: goal, status, subgoals, entities, constraints, decisions.
+
+    Example:
+        >>> TaskState(task_id="trip-1", goal="book a hotel").status
+        'active'
+    """
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    task_id: str
+    goal: str | None = None
+    status: Literal["active", "paused", "done", "failed", "cancelled"] = "active"
+    subgoals: dict[str, str] = Field(
+        default_factory=dict, description="subgoal id -> status (active, done, ...)."
+    )
+    parent_task_id: str | None = None
+    active_entities: list[str] = Field(default_factory=list)
+    constraints: list[str] = Field(default_factory=list)
+    decisions: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        return self.status in ("done", "failed", "cancelled")
+
+
+def task_text(f: dict[str, Any]) -> str:
+    """The working record's text: task, status, goal, subgoals, entities, constraints."""
+    parts = [f"Task {f.get('task_id')} ({f.get('status')})"]
+    if f.get("goal"):
+        parts.append(f"goal: {f['goal']}")
+    if f.get("subgoals"):
+        parts.append("subgoals: " + ", ".join(f"{k}={v}" for k, v in f["subgoals"].items()))
+    for name in ("active_entities", "constraints", "decisions"):
+        if f.get(name):
+            parts.append(f"{name.replace('_', ' ')}: " + "; ".join(map(str, f[name])))
+    return ". ".join(parts)
+
+
+def register_task_schema(registry: SchemaRegistry) -> SchemaSpec:
+    """Add :class:`TaskState` to a schema registry (keyed by ``task_id``)."""
+    return registry.register_builtin(TaskState, ["task_id"], kind=Kind.TASK, render=task_text)
 
 
 def task_record_id(scope: Scope, task_id: str) -> str:
@@ -121,3 +184,59 @@ def task_summary(state: TaskState) -> str:
 
 def task_fields(state: TaskState) -> dict[str, Any]:
     return state.model_dump(mode="json")
+
+
+def load_task(engine: Engine, scope: Scope, task_id: str) -> TaskState | None:
+    """The task's current state, or ``None`` when it has none."""
+    found = engine.store.get([task_record_id(scope, task_id)], scope)
+    if not found:
+        return None
+    return TaskState.model_validate(found[0].fields)
+
+
+def save_task(
+    engine: Engine, spec: SchemaSpec, scope: Scope, state: TaskState, result: RememberResult
+) -> None:
+    """Write the task's working record; a closed task becomes an episodic summary.
+
+    ``spec`` is the registry's ``TaskState`` schema (its text rendering and name).
+    """
+    rid = task_record_id(scope, state.task_id)
+    if state.closed:
+        summary = engine.build_record(
+            task_summary(state),
+            scope,
+            kind=Kind.SUMMARY,
+            layer=Layer.EPISODIC,
+            task_id=state.task_id,
+            fields=state.model_dump(mode="json"),
+            schema=spec.name,
+            entities=state.active_entities[:12],
+            importance=0.7,
+            source=Source.DERIVED,
+            source_ids=[rid],
+            metadata={"task_status": state.status},
+        )
+        engine.write_records([summary], screen=False)
+        engine.store.delete([rid], scope)
+        engine.notify_write(scope)
+        result.added.append(RecordChange(summary, f"task {state.task_id} closed: summarised"))
+        return
+    found = engine.store.get([rid], scope)
+    record = engine.build_record(
+        spec.text(state.model_dump(mode="json")),
+        scope,
+        kind=Kind.TASK,
+        layer=Layer.WORKING,
+        task_id=state.task_id,
+        fields=state.model_dump(mode="json"),
+        schema=spec.name,
+        entities=state.active_entities[:12],
+        importance=0.8,
+        source=Source.SYSTEM,
+        record_id=rid,
+    )
+    if found:
+        record.created_at = found[0].created_at
+    engine.write_records([record], screen=False)  # internal task state
+    (result.updated if found else result.added).append(RecordChange(record, "task state"))

@@ -4,7 +4,7 @@ the background worker that runs the heavy steps off the agent's turn."""
 from __future__ import annotations
 
 from .consolidate import consolidate_scope, extractive_summary
-from .decay import freshness, record_access, retention
+from .decay import record_access, retention
 from .forget import forget_records
 from .worker import BackgroundWorker
 
@@ -13,7 +13,6 @@ __all__ = [
     "consolidate_scope",
     "extractive_summary",
     "forget_records",
-    "freshness",
     "record_access",
     "retention",
 ]

@@ -34,14 +34,14 @@ from .._llm import call_llm
 from ..extraction.clauses import third_person
 from ..extraction.rules import score_importance
 from ..extraction.sentences import is_cjk, speech_act, split_sentences
-from ..layers.result import RecordChange, RememberResult
 from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, make_record_id, utcnow
+from ..results import RecordChange, RememberResult
 from ..stores import RecordFilter
 from ..stores.filters import Condition
 from ..tokens import count_tokens
 
 if TYPE_CHECKING:
-    from .._write_api import WriteAPI
+    from ..engine import Engine
 
 __all__ = [
     "centroid",
@@ -152,25 +152,23 @@ def centroid(vectors: Sequence[Sequence[float]]) -> list[float] | None:
     return None if norm == 0 else [float(x) for x in mean / norm]
 
 
-def _llm_text(memory: WriteAPI, prompt: str) -> str | None:
+def _llm_text(engine: Engine, prompt: str) -> str | None:
     """The model's answer, or ``None`` (consolidation keeps the extractive summary): through
     :func:`call_llm`, with its timeout and logs that never quote the provider's error."""
-    if memory.llm is None:
+    if engine.llm is None:
         return None
     return call_llm(
-        memory.llm,
+        engine.llm,
         prompt,
-        memory.config.lifecycle.llm_timeout_s,
+        engine.config.lifecycle.llm_timeout_s,
         fallback="the extractive summary",
     )
 
 
-def _reflect(
-    memory: WriteAPI, scope: Scope, summaries: Sequence[MemoryRecord]
-) -> list[MemoryRecord]:
+def _reflect(engine: Engine, scope: Scope, summaries: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     body = "\n".join(f"- {s.text}" for s in summaries)
     text = _llm_text(
-        memory,
+        engine,
         "From these conversation summaries, state up to 3 durable insights about the user "
         'as JSON {"insights": ["..."]}.\n' + body,
     )
@@ -183,7 +181,7 @@ def _reflect(
         return []
     ids = [s.id for s in summaries]
     return [
-        memory.build_record(
+        engine.build_record(
             insight,
             scope,
             kind=Kind.REFLECTION,
@@ -199,7 +197,7 @@ def _reflect(
 
 
 def select_turns(
-    memory: WriteAPI, scope: Scope, exclude: Collection[str] = ()
+    engine: Engine, scope: Scope, exclude: Collection[str] = ()
 ) -> dict[str, list[MemoryRecord]]:
     """The scope's unconsolidated episodic turns (all sessions) not in ``exclude``, by session
     id in turn order. Quarantined turns are never summarised: nothing derived quotes them."""
@@ -212,7 +210,7 @@ def select_turns(
         must_not=[Condition("trust", "eq", Trust.QUARANTINED.value)],
     )
     by_session: dict[str, list[MemoryRecord]] = defaultdict(list)
-    for turn in memory.iter_records(scope, flt):
+    for turn in engine.iter_records(scope, flt):
         if turn.id not in exclude:
             by_session[turn.session_id or ""].append(turn)
     for turns in by_session.values():
@@ -221,14 +219,14 @@ def select_turns(
 
 
 def consolidate_scope(
-    memory: WriteAPI, scope: Scope, *, reflect: bool | None = None
+    engine: Engine, scope: Scope, *, reflect: bool | None = None
 ) -> RememberResult:
     """Summarise the scope's unconsolidated episodic turns (all sessions); returns what was added."""
-    return consolidate_turns(memory, scope, select_turns(memory, scope), reflect=reflect)
+    return consolidate_turns(engine, scope, select_turns(engine, scope), reflect=reflect)
 
 
 def consolidate_turns(
-    memory: WriteAPI,
+    engine: Engine,
     scope: Scope,
     by_session: dict[str, list[MemoryRecord]],
     *,
@@ -242,9 +240,9 @@ def consolidate_turns(
     for session_id, turns in sorted(by_session.items()):
         for window in split_windows(turns):
             text = extractive_summary(window)
-            if memory.llm is not None:
+            if engine.llm is not None:
                 distilled = _llm_text(
-                    memory,
+                    engine,
                     "Summarise these conversation turns in at most two sentences, keeping "
                     "names, dates and numbers:\n"
                     + "\n".join(f"{t.speaker}: {t.text}" for t in window),
@@ -254,7 +252,7 @@ def consolidate_turns(
             key = f"summary:{session_id}:{first.metadata.get('turn_index')}-{last.metadata.get('turn_index')}"
             entities = list({e.key: e for t in window for e in t.entities}.values())[:12]
             summaries.append(
-                memory.build_record(
+                engine.build_record(
                     text,
                     scope,
                     kind=Kind.SUMMARY,
@@ -262,7 +260,7 @@ def consolidate_turns(
                     event_time=first.event_time,
                     entities=entities,
                     importance=max(t.importance for t in window),
-                    confidence=0.8 if memory.llm is not None else 0.7,
+                    confidence=0.8 if engine.llm is not None else 0.7,
                     source=Source.DERIVED,
                     source_ids=[i for t in window for i in [t.id, *t.provenance.source_ids]],
                     metadata={
@@ -275,13 +273,13 @@ def consolidate_turns(
                 )
             )
     reflections: list[MemoryRecord] = []
-    if reflect if reflect is not None else memory.llm is not None:
-        reflections = _reflect(memory, scope, summaries)
+    if reflect if reflect is not None else engine.llm is not None:
+        reflections = _reflect(engine, scope, summaries)
     # an extractive summary is made of its turns' sentences: the normalised centroid of their
     # vectors represents it without another pass through the embedding model
     dense: dict[str, list[float]] = {}
-    if memory.llm is None:
-        vectors = memory.store.get_vectors(
+    if engine.llm is None:
+        vectors = engine.store.get_vectors(
             [i for s in summaries for i in s.provenance.source_ids], scope
         )
         for summary in summaries:
@@ -291,12 +289,12 @@ def consolidate_turns(
             if dense_vec is not None:
                 dense[summary.id] = dense_vec
     stamp = utcnow()
-    with memory.scope_lock(scope):
-        written = memory._write_records(summaries + reflections, dense=dense, screen=False)
+    with engine.scope_lock(scope):
+        written = engine.write_records(summaries + reflections, dense=dense, screen=False)
         ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():
             session_scope = Scope.of(scope.user_id, scope.agent_id, session_id or None)
-            memory.store.set_payload(
+            engine.store.set_payload(
                 [t.id for t in turns],
                 session_scope,
                 {"consolidated_at": _DT.dump_python(stamp, mode="json")},

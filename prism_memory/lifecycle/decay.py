@@ -1,6 +1,7 @@
 """Decay signals: freshness by half-life and access statistics, as pure functions.
 
-Design: ranking code and forgetting share one definition of "how alive is this memory":
+Design: ranking code and forgetting share one definition of "how alive is this memory"
+(the half-life formula is ``retrieval.scoring.half_life_decay``, defined once):
 ``retention = utility`` weighted by freshness (half-life on the record's last use or its time)
 and a small bonus for use (``access_count``). ``record_access`` updates ``last_accessed`` and
 ``access_count`` on the store with payload updates only (never re-embedding): records that
@@ -17,22 +18,12 @@ from datetime import datetime
 from pydantic import TypeAdapter
 
 from ..records import MemoryRecord, Scope, utcnow
+from ..retrieval.scoring import half_life_decay
 from ..stores import MemoryStore
 
-__all__ = ["freshness", "record_access", "retention"]
+__all__ = ["record_access", "retention"]
 
 _DT = TypeAdapter(datetime)
-
-
-def freshness(age_days: float, half_life_days: float) -> float:
-    """``0.5 ** (age / half_life)``: 1.0 now, 0.5 after one half-life.
-
-    >>> freshness(0, 30), freshness(30, 30)
-    (1.0, 0.5)
-    """
-    if half_life_days <= 0:
-        raise ValueError("half_life_days must be > 0")
-    return float(0.5 ** (max(0.0, age_days) / half_life_days))
 
 
 def retention(
@@ -48,7 +39,7 @@ def retention(
     now = now or utcnow()
     last = record.last_accessed or record.updated_at or record.created_at
     age = (now - max(last, record.time)).total_seconds() / 86400.0
-    fresh = freshness(age, half_life_days)
+    fresh = half_life_decay(age, half_life_days)
     use = 1.0 - math.exp(-record.access_count / 3.0)
     base = 0.75 * record.utility + 0.25 * record.importance
     base += (1.0 - base) * 0.3 * use

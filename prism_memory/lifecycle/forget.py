@@ -20,14 +20,14 @@ from ..stores.filters import Condition
 from .decay import retention
 
 if TYPE_CHECKING:
-    from .._write_api import WriteAPI
+    from ..engine import Engine
 
 __all__ = ["forget_records", "parse_older_than"]
 
 
 def parse_older_than(value: Any) -> datetime:
     """A cut-off time from a datetime, an ISO string or an age in days (number)."""
-    from ..layers.messages import parse_time
+    from .._messages import parse_time
 
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if not (isinstance(value, int) or math.isfinite(value)) or value < 0:
@@ -64,7 +64,7 @@ def _before_now(age: timedelta | None, given: Any) -> datetime:
 
 
 def forget_records(
-    memory: WriteAPI,
+    engine: Engine,
     scope: Scope,
     *,
     older_than: Any = None,
@@ -103,10 +103,10 @@ def forget_records(
     if older_than is not None:
         flt.must.append(Condition("ts", "range", {"lt": parse_older_than(older_than).timestamp()}))
     now = utcnow()
-    half_life = memory.config.lifecycle.freshness_half_life_days
+    half_life = engine.config.lifecycle.freshness_half_life_days
     chosen = [
         r.id
-        for r in memory.iter_records(scope, flt)
+        for r in engine.iter_records(scope, flt)
         if below_utility is None or retention(r, now=now, half_life_days=half_life) < below_utility
     ]
     if not chosen:
@@ -114,10 +114,10 @@ def forget_records(
     for start in range(0, len(chosen), 256):
         batch = chosen[start : start + 256]
         if mode == "delete":
-            memory.store.delete(batch, scope)
+            engine.store.delete(batch, scope)
         else:
-            memory.store.set_payload(batch, scope, {"status": Status.ARCHIVED.value})
+            engine.store.set_payload(batch, scope, {"status": Status.ARCHIVED.value})
     if mode == "delete":
-        memory.store.purge()
-    memory._notify_write(scope)
+        engine.store.purge()
+    engine.notify_write(scope, reindex=True)
     return len(chosen)

@@ -15,19 +15,29 @@ Design:
   the budget, then the rest by score; a group's date header is priced once. The exact count
   of the rendered text is checked at the end and the weakest items dropped until it fits,
   so ``tokens <= budget`` always holds.
+- The same stage runs on items from *any* retriever (:func:`construct` over
+  :class:`ConstructItem`: text, tokens, retriever score, similarity, vector, time, utility,
+  importance, task), which the LlamaIndex postprocessor converts its nodes to: the PRISM
+  score of :func:`~.scoring.combine` with ``RetrievalConfig.weights``, freshness by
+  :func:`~.scoring.freshness` (0.5, neutral, without a time), near-duplicates by
+  :func:`~.scoring.cosine` or word-trigram Jaccard (the Jaccard of recall's dedup), greedy
+  packing in score order (what does not fit is skipped, smaller items may still fit), and
+  every cut recorded with its reason.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 
 from ..config import RetrievalConfig
-from ..records import Kind, Layer, MemoryRecord, Status, Trust, is_record_id
+from ..records import Kind, Layer, MemoryRecord, Status, Trust, is_record_id, normalize_text
 from ..tokens import count_tokens
 from .context import CandidateTrace, ContextItem, RecallTrace
 from .fusion import Candidate
@@ -44,6 +54,7 @@ from .render import (
 from .scoring import (
     ScoreParts,
     combine,
+    cosine,
     freshness,
     intent_match,
     semantic_score,
@@ -52,11 +63,19 @@ from .scoring import (
 from .text import NO_LIMIT, compress_text, content_terms
 
 __all__ = [
+    "ConstructItem",
+    "ConstructResult",
     "Scored",
+    "construct",
+    "item_freshness",
+    "near_duplicates",
     "pack",
+    "pack_in_order",
     "prism_total",
     "score_candidates",
     "select",
+    "semantic_scores",
+    "shingle_jaccard",
 ]
 
 #: long turns (the best by score) that compete as their passage in one packing
@@ -462,3 +481,184 @@ def pack(
     if not items:
         return [], "", 0
     return items, text, tokens
+
+
+# -- construct on items from any retriever -----------------------------------------------------
+@dataclass(frozen=True)
+class ConstructItem:
+    """One retrieved item (not necessarily a stored record) as the construct stage sees it."""
+
+    text: str
+    tokens: int
+    base_score: float | None = None
+    similarity: float | None = None
+    vector: Sequence[float] | None = None
+    time: datetime | None = None
+    utility: float = 0.5
+    importance: float = 0.5
+    task_id: str | None = None
+
+
+@dataclass
+class ConstructResult:
+    """What :func:`construct` kept (indices into the input, in output order) and why it cut."""
+
+    kept: list[int]
+    scores: list[float]
+    dropped: dict[int, str] = field(default_factory=dict)
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_in - self.tokens_out
+
+
+def _utc(when: datetime | None) -> datetime:
+    if when is None:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def item_freshness(when: datetime | None, now: datetime, half_life_days: float) -> float:
+    """:func:`~.scoring.freshness` of an item's time (naive = UTC); 0.5 (neutral) without one."""
+    return 0.5 if when is None else freshness(_utc(when), now, half_life_days)
+
+
+def _shingles(text: str) -> frozenset[str]:
+    words = re.findall(r"\w+", normalize_text(text))
+    if len(words) < 3:
+        return frozenset([" ".join(words)] if words else [])
+    return frozenset(" ".join(words[i : i + 3]) for i in range(len(words) - 2))
+
+
+def shingle_jaccard(a: str, b: str) -> float:
+    """Jaccard overlap of word trigrams (casefolded): 1.0 for the same text."""
+    sa, sb = _shingles(a), _shingles(b)
+    if not sa or not sb:
+        return 1.0 if normalize_text(a) == normalize_text(b) else 0.0
+    return float(_jaccard_matrix([sa, sb])[0, 1])
+
+
+def semantic_scores(items: Sequence[ConstructItem]) -> list[float]:
+    """Relevance in [0, 1]: the similarity to the query when every item has one, else the
+    retriever's scores min-max normalised (scales differ between retrievers, ranks do not),
+    else the retriever's order."""
+    if items and all(c.similarity is not None for c in items):
+        return [min(1.0, max(0.0, float(c.similarity or 0.0))) for c in items]
+    known = [c.base_score for c in items if c.base_score is not None]
+    if not known:
+        n = len(items)
+        return [1.0 - i / n for i in range(n)]
+    lo, hi = min(known), max(known)
+    return [
+        0.0 if c.base_score is None else (1.0 if hi == lo else (c.base_score - lo) / (hi - lo))
+        for c in items
+    ]
+
+
+def near_duplicates(
+    order: Sequence[int],
+    items: Sequence[ConstructItem],
+    threshold: float,
+    text_threshold: float = 0.8,
+) -> dict[int, int]:
+    """``{dropped index: index of the kept near-duplicate}``, greedy in ``order``: cosine of
+    the vectors when both have one, else word-trigram Jaccard."""
+    kept: list[int] = []
+    dropped: dict[int, int] = {}
+    for i in order:
+        ci = items[i]
+        for j in kept:
+            cj = items[j]
+            if ci.vector is not None and cj.vector is not None:
+                similar = cosine(ci.vector, cj.vector) >= threshold
+            else:
+                similar = shingle_jaccard(ci.text, cj.text) >= text_threshold
+            if similar:
+                dropped[i] = j
+                break
+        else:
+            kept.append(i)
+    return dropped
+
+
+def pack_in_order(
+    order: Sequence[int], tokens: Sequence[int], budget_tokens: int | None
+) -> tuple[list[int], list[int]]:
+    """Greedy packing in ``order``: ``(kept, over_budget)``. ``None`` budget keeps all."""
+    if budget_tokens is None:
+        return list(order), []
+    kept: list[int] = []
+    over: list[int] = []
+    used = 0
+    for i in order:
+        if used + tokens[i] <= budget_tokens:
+            kept.append(i)
+            used += tokens[i]
+        else:
+            over.append(i)
+    return kept, over
+
+
+def construct(
+    items: Sequence[ConstructItem],
+    *,
+    weights: Mapping[str, float] | None = None,
+    half_life_days: float = 30.0,
+    task_id: str | None = None,
+    dedup_threshold: float = 0.92,
+    text_dup_threshold: float = 0.8,
+    budget_tokens: int | None = None,
+    top_n: int | None = None,
+    min_score: float = 0.0,
+    order: Literal["score", "time"] = "score",
+    now: datetime | None = None,
+) -> ConstructResult:
+    """Score, drop near-duplicates, cut to ``top_n`` / ``min_score``, pack, order."""
+    now = now or datetime.now(timezone.utc)
+    weights = RetrievalConfig().weights if weights is None else weights
+    semantic = semantic_scores(items)
+    scores = [
+        combine(
+            ScoreParts(
+                semantic=semantic[i],
+                fresh=item_freshness(c.time, now, half_life_days),
+                task=1.0 if task_id is not None and c.task_id == task_id else 0.0,
+                utility=c.utility,
+                importance=c.importance,
+                match=0.0,
+            ),
+            weights,
+            0.0,
+        )
+        for i, c in enumerate(items)
+    ]
+    ranked = sorted(range(len(items)), key=lambda i: (-scores[i], i))
+    dropped: dict[int, str] = {}
+    for i in ranked:
+        if scores[i] < min_score:
+            dropped[i] = f"score {scores[i]:.3f} below min_score {min_score}"
+    ranked = [i for i in ranked if i not in dropped]
+    for i, twin in near_duplicates(ranked, items, dedup_threshold, text_dup_threshold).items():
+        dropped[i] = f"near-duplicate of candidate {twin}"
+    ranked = [i for i in ranked if i not in dropped]
+    if top_n is not None:
+        for i in ranked[top_n:]:
+            dropped[i] = f"beyond top_n={top_n}"
+        ranked = ranked[:top_n]
+    kept, over = pack_in_order(ranked, [c.tokens for c in items], budget_tokens)
+    for i in over:
+        dropped[i] = f"{items[i].tokens} tokens do not fit the {budget_tokens}-token budget"
+    if order == "time":
+        timed = sorted(
+            (i for i in kept if items[i].time is not None), key=lambda i: _utc(items[i].time)
+        )
+        kept = timed + [i for i in kept if items[i].time is None]
+    return ConstructResult(
+        kept=kept,
+        scores=scores,
+        dropped=dropped,
+        tokens_in=sum(c.tokens for c in items),
+        tokens_out=sum(items[i].tokens for i in kept),
+    )

@@ -7,23 +7,119 @@ Design:
   to [0, 1], then summed with the route weights.
 - Output :class:`Candidate` keeps the ranks per route (the trace shows which routes found a
   record) and the first dense vector seen (for semantic scoring and dedup without a refetch).
-- ``Candidate`` and RRF live in ``stores.base`` (the stores' own ``hybrid_query`` fuses with
-  the same function); this module adds DBSF and the method switch. Ties break on id.
+- This is the one place records are fused: ``Memory.search`` (:func:`scored_records`), the
+  recall pipeline (:func:`fuse`) and the stores' ``hybrid_query`` convenience all call it.
+  Ties break on id, so every engine gives the same order.
+- Hits are typed structurally (:class:`Hit`: ``id``, ``score``, ``payload``, ``vector``), so
+  this module imports nothing from ``stores/`` (which calls it).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
-from ..stores.base import Candidate, RouteHit, collect, ranked, rrf
+from ..records import MemoryRecord, ScoredRecord
 
-__all__ = ["Candidate", "dbsf", "fuse", "rrf"]
+__all__ = ["Candidate", "Hit", "collect", "dbsf", "fuse", "ranked", "rrf", "scored_records"]
+
+
+class Hit(Protocol):
+    """One route's hit (``stores.base.RouteHit``): id, score, payload, dense vector if asked."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def payload(self) -> dict[str, Any]: ...
+
+    @property
+    def vector(self) -> list[float] | None: ...
+
+
+@dataclass
+class Candidate:
+    """One record found by the broad retrieve: its payload, first dense vector seen, fused
+    score, and its rank and score in every route that found it."""
+
+    id: str
+    payload: dict[str, Any]
+    vector: list[float] | None = None
+    fused: float = 0.0
+    ranks: dict[str, int] = field(default_factory=dict)
+    route_scores: dict[str, float] = field(default_factory=dict)
+
+
+def collect(results: Mapping[str, Sequence[Hit]]) -> dict[str, Candidate]:
+    """One :class:`Candidate` per record id, with its best rank in each route."""
+    pool: dict[str, Candidate] = {}
+    for route, hits in results.items():
+        for rank, hit in enumerate(hits):
+            c = pool.get(hit.id)
+            if c is None:
+                c = pool[hit.id] = Candidate(hit.id, hit.payload, hit.vector)
+            elif c.vector is None and hit.vector is not None:
+                c.vector = hit.vector
+            if route not in c.ranks:
+                c.ranks[route] = rank
+                c.route_scores[route] = hit.score
+    return pool
+
+
+def ranked(pool: Mapping[str, Candidate], limit: int | None) -> list[Candidate]:
+    """Best fused score first; ties break on id so both engines give the same order."""
+    out = sorted(pool.values(), key=lambda c: (-c.fused, c.id))
+    return out if limit is None else out[:limit]
+
+
+def rrf(
+    results: Mapping[str, Sequence[Hit]],
+    *,
+    k: int = 60,
+    weights: Mapping[str, float] | None = None,
+    limit: int | None = None,
+) -> list[Candidate]:
+    """Reciprocal-rank fusion: ``sum_r w_r / (k + rank_r + 1)`` over the routes that found a
+    record (rank-based, so cosine and BM25 scales mix safely).
+
+    >>> from prism_memory.stores.base import RouteHit
+    >>> a, b = RouteHit("a", 0.9, {}), RouteHit("b", 0.8, {})
+    >>> [c.id for c in rrf({"dense": [a, b], "bm25": [b]})]
+    ['b', 'a']
+    """
+    pool = collect(results)
+    for c in pool.values():
+        c.fused = sum(
+            (1.0 if weights is None else weights.get(r, 1.0)) / (k + rank + 1)
+            for r, rank in c.ranks.items()
+        )
+    return ranked(pool, limit)
+
+
+def scored_records(
+    results: Mapping[str, Sequence[Hit]], *, k: int = 60, limit: int | None = None
+) -> list[ScoredRecord]:
+    """RRF of the routes as :class:`ScoredRecord` hits (what ``Memory.search`` returns):
+    each with its fused score, the routes that found it and its score in each."""
+    return [
+        ScoredRecord(
+            record=MemoryRecord.from_payload(c.payload),
+            score=c.fused,
+            routes=sorted(c.ranks),
+            route_scores=c.route_scores,
+            vector=c.vector,
+        )
+        for c in rrf(results, k=k, limit=limit)
+    ]
 
 
 def dbsf(
-    results: Mapping[str, list[RouteHit]],
+    results: Mapping[str, Sequence[Hit]],
     *,
     weights: Mapping[str, float] | None = None,
     limit: int | None = None,
@@ -32,6 +128,7 @@ def dbsf(
 
     Routes without a meaningful score (an ordering) contribute by rank instead.
 
+    >>> from prism_memory.stores.base import RouteHit
     >>> hits = {"dense": [RouteHit("a", 0.9, {}), RouteHit("b", 0.1, {})]}
     >>> [round(c.fused, 2) for c in dbsf(hits)]
     [0.67, 0.33]
@@ -57,7 +154,7 @@ def dbsf(
 
 
 def fuse(
-    results: Mapping[str, list[RouteHit]],
+    results: Mapping[str, Sequence[Hit]],
     *,
     method: Literal["rrf", "dbsf"] = "rrf",
     k: int = 60,

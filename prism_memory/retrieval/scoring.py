@@ -3,7 +3,8 @@
 Design:
 - ``score = sum_i w_i * part_i / sum_i w_i + intent_boost * match``, parts in [0, 1]:
   ``semantic`` (fused rank blended with cosine to the query), ``fresh`` (half-life decay of
-  the record's time), ``task`` (distance in the task tree), ``utility`` (feedback),
+  the record's time: :func:`half_life_decay`, the one decay formula, which lifecycle's
+  retention uses too), ``task`` (distance in the task tree), ``utility`` (feedback),
   ``importance``. ``match`` is the share of the intent's soft constraints the record meets
   (kinds, layers, entities, speakers, time range).
 - Utility feedback is a bounded, decaying step toward 1 (success) or 0 (failure): early
@@ -12,7 +13,8 @@ Design:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,7 +24,9 @@ from .intent import WEIGHT_KEYS, Intent
 __all__ = [
     "ScoreParts",
     "combine",
+    "cosine",
     "freshness",
+    "half_life_decay",
     "informativeness",
     "intent_match",
     "semantic_score",
@@ -31,18 +35,44 @@ __all__ = [
 ]
 
 
+def half_life_decay(age_days: float, half_life_days: float) -> float:
+    """``0.5 ** (age / half_life)``: 1.0 now (or for a future time), 0.5 after one half-life.
+
+    The one decay formula: recall's freshness and lifecycle's retention both use it.
+
+    >>> half_life_decay(0, 30), half_life_decay(30, 30), half_life_decay(-5, 30)
+    (1.0, 0.5, 1.0)
+    """
+    if half_life_days <= 0:
+        raise ValueError("half_life_days must be > 0")
+    return float(0.5 ** (max(0.0, age_days) / half_life_days))
+
+
 def freshness(when: datetime, now: datetime, half_life_days: float) -> float:
-    """``0.5 ** (age / half_life)``; a future time counts as fresh (1.0).
+    """:func:`half_life_decay` of the age of ``when`` at ``now``; a future time counts as fresh.
 
     >>> from datetime import timedelta, timezone
     >>> now = datetime(2024, 1, 31, tzinfo=timezone.utc)
     >>> round(freshness(now - timedelta(days=30), now, 30.0), 2)
     0.5
     """
-    age_days = (now - when).total_seconds() / 86400.0
-    if age_days <= 0:
-        return 1.0
-    return float(0.5 ** (age_days / half_life_days))
+    return half_life_decay((now - when).total_seconds() / 86400.0, half_life_days)
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity; 0.0 for a zero vector or vectors of different lengths.
+
+    >>> cosine([1.0, 0.0], [1.0, 0.0]), cosine([1.0, 0.0], [0.0, 2.0]), cosine([1.0], [])
+    (1.0, 0.0, 0.0)
+    """
+    if len(a) != len(b) or not a:
+        return 0.0
+    dot = sum(x * y for x, y in zip(a, b))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return dot / (na * nb)
 
 
 def task_relevance(record: MemoryRecord, intent: Intent) -> float:

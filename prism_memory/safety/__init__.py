@@ -6,7 +6,7 @@ Design:
   quarantine by source (a user's own words are held to a lenient threshold, tool/web content to
   a strict one).
 - This module adapts both to records: :func:`redact_record` and :func:`screen_record`;
-  ``Memory``'s write path (``MemoryCore._screen``) screens a whole write call with
+  ``Memory``'s write path (``Engine.screen``) screens a whole write call with
   :func:`screen_batch`, by each record's source (``SafetyConfig.screen``).
 """
 

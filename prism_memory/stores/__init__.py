@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from .base import Candidate, MemoryStore, PointData, RouteHit, RouteQuery, StoreBase, rrf
+from .base import MemoryStore, PointData, RouteHit, RouteQuery, StoreBase
 from .edge import EdgeStore
 from .filters import Condition, RecordFilter, parse_filters
 from .qdrant import QdrantStore
 
 __all__ = [
-    "Candidate",
     "Condition",
     "EdgeStore",
     "MemoryStore",
@@ -19,5 +18,4 @@ __all__ = [
     "RouteQuery",
     "StoreBase",
     "parse_filters",
-    "rrf",
 ]

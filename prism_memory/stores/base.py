@@ -7,33 +7,33 @@ Design:
 - Retrieval is expressed as *routes* (:class:`RouteQuery`): one vector search or ordering each,
   all sent to the engine in one batch. Per-route hit lists come back so the caller can fuse them
   (pure functions in ``retrieval/fusion.py``) and know which routes found each record.
-- :class:`StoreBase` holds the logic both engines share (hybrid query = routes + RRF).
+  Ranking is retrieval's: a store never fuses or scores; ``hybrid_query`` is a convenience
+  that runs the two hybrid routes (:func:`hybrid_routes`) and hands them to retrieval's RRF.
+- :class:`StoreBase` holds the logic both engines share.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..records import MemoryRecord, Scope, ScoredRecord
+from ..retrieval.fusion import scored_records
 from ..sparse import SparseVec
 from .filters import RecordFilter
 
 __all__ = [
     "BM25_VECTOR",
     "DENSE_VECTOR",
-    "Candidate",
     "MemoryStore",
     "PointData",
     "RouteHit",
     "RouteQuery",
     "StoreBase",
-    "collect",
+    "hybrid_routes",
     "in_scope",
-    "ranked",
-    "rrf",
     "stable_order",
 ]
 
@@ -94,6 +94,14 @@ class RouteHit:
     vector: list[float] | None = None
 
 
+def hybrid_routes(dense: list[float], sparse: SparseVec, prefetch_limit: int) -> list[RouteQuery]:
+    """The two routes of a hybrid search: dense, and BM25 when the query has terms."""
+    routes = [RouteQuery("dense", "dense", dense, prefetch_limit)]
+    if sparse:
+        routes.append(RouteQuery("bm25", "bm25", sparse, prefetch_limit))
+    return routes
+
+
 def stable_order(hits: list[RouteHit], using: str) -> list[RouteHit]:
     """Hits best first with ties broken on id, so every engine returns the same order.
 
@@ -104,64 +112,6 @@ def stable_order(hits: list[RouteHit], using: str) -> list[RouteHit]:
     if using == "order":
         return sorted(hits, key=lambda h: (-float(h.payload.get("ts") or 0.0), h.id))
     return sorted(hits, key=lambda h: (-h.score, h.id))
-
-
-@dataclass
-class Candidate:
-    """One record found by the broad retrieve: its payload, first dense vector seen, fused
-    score, and its rank and score in every route that found it."""
-
-    id: str
-    payload: dict[str, Any]
-    vector: list[float] | None = None
-    fused: float = 0.0
-    ranks: dict[str, int] = field(default_factory=dict)
-    route_scores: dict[str, float] = field(default_factory=dict)
-
-
-def collect(results: Mapping[str, list[RouteHit]]) -> dict[str, Candidate]:
-    """One :class:`Candidate` per record id, with its best rank in each route."""
-    pool: dict[str, Candidate] = {}
-    for route, hits in results.items():
-        for rank, hit in enumerate(hits):
-            c = pool.get(hit.id)
-            if c is None:
-                c = pool[hit.id] = Candidate(hit.id, hit.payload, hit.vector)
-            elif c.vector is None and hit.vector is not None:
-                c.vector = hit.vector
-            if route not in c.ranks:
-                c.ranks[route] = rank
-                c.route_scores[route] = hit.score
-    return pool
-
-
-def ranked(pool: Mapping[str, Candidate], limit: int | None) -> list[Candidate]:
-    """Best fused score first; ties break on id so both engines give the same order."""
-    out = sorted(pool.values(), key=lambda c: (-c.fused, c.id))
-    return out if limit is None else out[:limit]
-
-
-def rrf(
-    results: Mapping[str, list[RouteHit]],
-    *,
-    k: int = 60,
-    weights: Mapping[str, float] | None = None,
-    limit: int | None = None,
-) -> list[Candidate]:
-    """Reciprocal-rank fusion: ``sum_r w_r / (k + rank_r + 1)`` over the routes that found a
-    record (rank-based, so cosine and BM25 scales mix safely).
-
-    >>> a, b = RouteHit("a", 0.9, {}), RouteHit("b", 0.8, {})
-    >>> [c.id for c in rrf({"dense": [a, b], "bm25": [b]})]
-    ['b', 'a']
-    """
-    pool = collect(results)
-    for c in pool.values():
-        c.fused = sum(
-            (1.0 if weights is None else weights.get(r, 1.0)) / (k + rank + 1)
-            for r, rank in c.ranks.items()
-        )
-    return ranked(pool, limit)
 
 
 @runtime_checkable
@@ -298,20 +248,8 @@ class StoreBase(ABC):
         rrf_k: int = 60,
         with_vectors: bool = False,
     ) -> list[ScoredRecord]:
-        """Dense + BM25 prefetch, fused with RRF, in one batched engine call."""
-        routes = [RouteQuery("dense", "dense", dense, prefetch_limit)]
-        if sparse:
-            routes.append(RouteQuery("bm25", "bm25", sparse, prefetch_limit))
-        results = self.query_routes(scope, routes, flt, with_vectors=with_vectors)
-        out: list[ScoredRecord] = []
-        for c in rrf(results, k=rrf_k, limit=limit):
-            out.append(
-                ScoredRecord(
-                    record=MemoryRecord.from_payload(c.payload),
-                    score=c.fused,
-                    routes=sorted(c.ranks),
-                    route_scores=c.route_scores,
-                    vector=c.vector,
-                )
-            )
-        return out
+        """Dense + BM25 prefetch in one batched engine call, fused by retrieval's RRF."""
+        results = self.query_routes(
+            scope, hybrid_routes(dense, sparse, prefetch_limit), flt, with_vectors=with_vectors
+        )
+        return scored_records(results, k=rrf_k, limit=limit)

@@ -92,7 +92,7 @@ def test_every_message_class_is_known() -> None:
 def test_message_class_maps_to_its_role(cls: type, mem: Memory, uid: str) -> None:
     from langchain_prism import PrismChatMessageHistory
     from langchain_prism._messages import last_human_text, role_of, to_turns
-    from prism_memory.layers.messages import parse_messages
+    from prism_memory._messages import parse_messages
 
     expected = _EXPECTED_ROLE[cls.__name__]
     text = f"output of {cls.__name__}: the refund went to account 12"

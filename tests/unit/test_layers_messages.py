@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from prism_memory import Memory, ValidationError
-from prism_memory.layers.messages import parse_messages, parse_time
+from prism_memory._messages import parse_messages, parse_time
 
 
 def test_string_is_one_user_turn() -> None:

@@ -7,8 +7,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from prism_memory import FakeEmbedder, Memory, MemoryRecord, ValidationError
-from prism_memory.lifecycle.decay import freshness, retention
+from prism_memory.lifecycle.decay import retention
 from prism_memory.lifecycle.worker import BackgroundWorker
+from prism_memory.retrieval.scoring import half_life_decay as freshness
 
 NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)
 

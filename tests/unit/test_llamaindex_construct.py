@@ -1,19 +1,19 @@
-"""The node-level selective-construct stage (pure functions of ``llamaindex_prism._construct``)."""
+"""The node-level selective-construct stage (pure functions of ``prism_memory.retrieval.construct``)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from llamaindex_prism._construct import (
-    Candidate,
+from llamaindex_prism.memory_block import shrink_context
+from prism_memory.retrieval.construct import ConstructItem as Candidate
+from prism_memory.retrieval.construct import (
     construct,
     near_duplicates,
-    node_freshness,
-    pack,
     semantic_scores,
     shingle_jaccard,
-    shrink_context,
 )
+from prism_memory.retrieval.construct import item_freshness as node_freshness
+from prism_memory.retrieval.construct import pack_in_order as pack
 from prism_memory.tokens import count_tokens
 
 NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .._validation import MAX_TEXT_CHARS, check_speaker, check_string, has_visible_text
-from ..errors import ValidationError
+from ._validation import MAX_TEXT_CHARS, check_speaker, check_string, has_visible_text
+from .errors import ValidationError
 
 __all__ = ["ROLES", "Turn", "parse_messages", "parse_time"]
 

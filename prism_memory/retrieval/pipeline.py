@@ -1,6 +1,9 @@
-"""``ReadAPI``: the read path of :class:`~prism_memory.Memory` (intent-aware recall, feedback).
+"""``RecallPipeline``: the read path of :class:`~prism_memory.Memory` (recall, search, feedback).
 
 Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
+- It holds the :class:`~prism_memory.engine.Engine` (store, embedder, sparse encoder, write
+  events), never the facade. ``search`` is the plain mode of the same pipeline: the dense and
+  BM25 routes, fused by the one RRF of ``fusion.py``, no intent or construct.
 - Intent: the caller's :class:`Intent` over a registered template for its step over rule-based
   query analysis (entity and speaker names the store knows, from cached payload facets;
   temporal expressions); an LLM parser only when configured.
@@ -10,7 +13,7 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 - Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
   a data block; optional LLM compression with a timeout and extractive fallback.
 - Query embeddings, facets and whole results are cached; every write in a scope (the
-  ``on_write`` hook) invalidates what it could change.
+  engine's write events) invalidates what it could change.
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -19,7 +22,6 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import threading
 import time
@@ -31,38 +33,39 @@ from typing import Any
 import numpy as np
 from pydantic import TypeAdapter
 
-from ._core import MemoryCore
-from ._validation import check_text, check_utc
-from .config import RetrievalConfig
-from .errors import ValidationError
-from .records import MemoryRecord, Scope, utcnow
-from .retrieval.access import AccessLog
-from .retrieval.cache import RecallCache, scopes_overlap
-from .retrieval.construct import Scored, pack, prism_total, score_candidates, select
-from .retrieval.context import MemoryContext, RecallTrace
-from .retrieval.fusion import Candidate, fuse
-from .retrieval.intent import Intent, IntentRegistry, analyze_query
-from .retrieval.llm import choose_strategy, compress_with_llm, parse_intent_with_llm
-from .retrieval.render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
-from .retrieval.routes import plan_routes
-from .retrieval.scoring import informativeness, updated_utility
-from .stores.base import RouteQuery
-from .stores.filters import Condition, RecordFilter
-from .tokens import count_tokens
+from .._validation import check_text, check_utc
+from ..config import RetrievalConfig
+from ..engine import Engine, WriteEvent
+from ..errors import ValidationError
+from ..records import MemoryRecord, Scope, ScoredRecord, utcnow
+from ..stores import parse_filters
+from ..stores.base import RouteQuery, hybrid_routes
+from ..stores.filters import Condition, RecordFilter
+from ..tokens import count_tokens
+from .access import AccessLog
+from .cache import RecallCache, scopes_overlap
+from .construct import Scored, pack, prism_total, score_candidates, select
+from .context import MemoryContext, RecallTrace
+from .fusion import Candidate, fuse, scored_records
+from .intent import Intent, IntentRegistry, analyze_query
+from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
+from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
+from .routes import plan_routes
+from .scoring import informativeness, updated_utility
 
-__all__ = ["ReadAPI"]
+__all__ = ["RecallPipeline"]
 
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 _QVEC_CACHE = 1024
 _FACET_LIMIT = 2000
 
 
-class ReadAPI(MemoryCore):
-    """recall / feedback / register_intent."""
+class RecallPipeline:
+    """recall / search / feedback / register_intent, over an engine."""
 
-    def _setup(self) -> None:
-        super()._setup()
-        cfg = self.config.retrieval
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        cfg = engine.config.retrieval
         self.intents = IntentRegistry()
         self.recall_cache = RecallCache(cfg.cache_size, cfg.cache_ttl_s)
         self._qvecs: OrderedDict[str, list[float]] = OrderedDict()
@@ -70,35 +73,36 @@ class ReadAPI(MemoryCore):
         self._facets: dict[str, tuple[Scope, tuple[frozenset[str], dict[str, list[str]]]]] = {}
         self._read_lock = threading.Lock()
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
-        self.on_write(self._invalidate_reads)
+        engine.on_write(self._invalidate_reads)
 
     # -- access statistics ----------------------------------------------------------------
     def _write_access(self, scope: Scope, counts: dict[str, int], when: datetime) -> None:
         """Set ``access_count`` to ``counts[id]`` and ``last_accessed`` (one call per count)."""
-        if self._closed:
+        if self.engine.closed:
             return
         stamp = _DATETIME.dump_python(when, mode="json")
         by_count: dict[int, list[str]] = {}
         for rid, count in counts.items():
             by_count.setdefault(count, []).append(rid)
         for count, ids in sorted(by_count.items()):
-            self.store.set_payload(ids, scope, {"last_accessed": stamp, "access_count": count})
+            self.engine.store.set_payload(
+                ids, scope, {"last_accessed": stamp, "access_count": count}
+            )
 
     def flush_access(self) -> int:
         """Write the pending access statistics of past recalls now; returns records updated."""
         return self.access_log.flush()
 
     def close(self) -> None:
-        """Write pending access statistics, then close the store."""
-        log = getattr(self, "access_log", None)
-        if log is not None and not getattr(self, "_closed", True):
-            log.close()
-        super().close()
+        """Write pending access statistics (the engine closes the store)."""
+        if not self.engine.closed:
+            self.access_log.close()
 
     # -- caches -------------------------------------------------------------------------
-    def _invalidate_reads(self, scope: Scope | None) -> None:
-        """Drop what a write or delete in ``scope`` could have changed: every cached context
-        and facet whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`)."""
+    def _invalidate_reads(self, event: WriteEvent) -> None:
+        """Drop what a write or delete in ``event.scope`` could have changed: every cached
+        context and facet whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`)."""
+        scope = event.scope
         self.recall_cache.invalidate(scope)
         with self._read_lock:
             if scope is None:
@@ -113,7 +117,7 @@ class ReadAPI(MemoryCore):
             if vec is not None:
                 self._qvecs.move_to_end(query)
                 return vec
-        vec = self.embedder.embed_query(query)
+        vec = self.engine.embedder.embed_query(query)
         with self._read_lock:
             self._qvecs[query] = vec
             while len(self._qvecs) > _QVEC_CACHE:
@@ -127,9 +131,9 @@ class ReadAPI(MemoryCore):
             hit = self._facets.get(key)
         if hit is not None:
             return hit[1]
-        flt = self.visible_filter()
+        flt = self.engine.visible_filter()
         speakers: dict[str, list[str]] = {}
-        for value, _ in self.store.facet("speaker", scope, flt, limit=_FACET_LIMIT):
+        for value, _ in self.engine.store.facet("speaker", scope, flt, limit=_FACET_LIMIT):
             norm = value.casefold().strip()
             if norm and norm not in ("user", "assistant", "system", "tool"):
                 speakers.setdefault(norm, []).append(value)
@@ -138,11 +142,11 @@ class ReadAPI(MemoryCore):
                     speakers.setdefault(first, []).append(value)
         # An entity tagged on a large share of the records (a speaker's own name, a word the
         # extractor over-tags) does not narrow anything: like a term with no IDF, skip it.
-        total = max(1, self.store.count(scope, flt))
-        cap = max(3.0, self.config.retrieval.entity_max_share * total)
+        total = max(1, self.engine.store.count(scope, flt))
+        cap = max(3.0, self.engine.config.retrieval.entity_max_share * total)
         entities = frozenset(
             v
-            for v, n in self.store.facet("entity_keys", scope, flt, limit=_FACET_LIMIT)
+            for v, n in self.engine.store.facet("entity_keys", scope, flt, limit=_FACET_LIMIT)
             if n <= cap and v not in speakers
         )
         result = (entities, speakers)
@@ -152,12 +156,7 @@ class ReadAPI(MemoryCore):
 
     # -- intent -------------------------------------------------------------------------
     def register_intent(self, name: str, **fields: Any) -> None:
-        """Register a PRISM intent template for an agent step.
-
-        ``fields`` are :class:`Intent` fields (``kinds``, ``layers``, ``entities``,
-        ``weights``, ``task_id``, ``strictness``, ...). ``recall(intent=Intent(step=name))``
-        then starts from it; what the caller's intent states wins.
-        """
+        """Register a PRISM intent template for an agent step."""
         self.intents.register(name, **fields)
         self.recall_cache.invalidate(None)
 
@@ -166,8 +165,8 @@ class ReadAPI(MemoryCore):
     ) -> Intent:
         entities, speakers = self._known_names(scope)
         intent = analyze_query(query, known_entities=entities, known_speakers=speakers, now=now)
-        if cfg.llm_intent and self.llm is not None:
-            parsed = parse_intent_with_llm(self.llm, query, cfg.llm_timeout_s, now)
+        if cfg.llm_intent and self.engine.llm is not None:
+            parsed = parse_intent_with_llm(self.engine.llm, query, cfg.llm_timeout_s, now)
             if parsed is not None:
                 intent = parsed.merged_over(intent)
         template = self.intents.get(given.step if given is not None else None)
@@ -204,6 +203,33 @@ class ReadAPI(MemoryCore):
             x.trace.scores["total"] = round(x.total, 4)
         scored.sort(key=lambda x: (-x.total, x.record.id))
 
+    # -- search ---------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 10,
+        filters: dict[str, Any] | None = None,
+        include_history: bool = False,
+    ) -> list[ScoredRecord]:
+        """Hybrid search (dense + BM25, RRF) within the scope; best first."""
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id)
+        check_text(query, "query")
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 1000:
+            raise ValidationError(f"limit must be an integer in [1, 1000], got {limit!r}")
+        flt = self.engine.visible_filter(include_history=include_history) & parse_filters(filters)
+        routes = hybrid_routes(
+            self.engine.embedder.embed_query(query),
+            self.engine.sparse.query(query),
+            prefetch_limit=max(limit * 4, 32),
+        )
+        results = self.engine.store.query_routes(scope, routes, flt)
+        return scored_records(results, k=self.engine.config.retrieval.rrf_k, limit=limit)
+
     # -- recall -------------------------------------------------------------------------
     def recall(
         self,
@@ -217,16 +243,10 @@ class ReadAPI(MemoryCore):
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
     ) -> MemoryContext:
-        """Build a token-budgeted context of the memories that serve ``query``.
-
-        Long-term layers are searched across every session of the user/agent; the buffer of
-        ``session_id`` (if given) fills the "recent turns" section. ``ctx.tokens`` never
-        exceeds ``budget_tokens``; ``ctx.trace`` explains every candidate kept or cut.
-        ``now``: the time the recall is made at (default: the current time; naive = UTC).
-        """
-        self._check_open()
+        """Build a token-budgeted context of the memories that serve ``query``."""
+        self.engine.check_open()
         t0 = time.perf_counter()
-        scope = self._scope(user_id, agent_id, session_id)
+        scope = Scope.of(user_id, agent_id, session_id)
         check_text(query, "query")
         if (
             not isinstance(budget_tokens, int)
@@ -243,7 +263,7 @@ class ReadAPI(MemoryCore):
                 f"intent must be a prism_memory.Intent, got {type(intent).__name__}; "
                 "build one with Intent(step=..., kinds=[...])"
             )
-        cfg = config or self.config.retrieval
+        cfg = config or self.engine.config.retrieval
         cfg_sig = _config_signature(cfg)
         given_sig = intent.signature() if intent is not None else "-"
         use_cache = cfg.cache_size > 0 and cfg.cache_ttl_s > 0
@@ -271,12 +291,14 @@ class ReadAPI(MemoryCore):
             intent=resolved,
             config=cfg,
             dense=qvec,
-            sparse=self.sparse.query(query),
-            base_filter=self.visible_filter(),
+            sparse=self.engine.sparse.query(query),
+            base_filter=self.engine.visible_filter(),
             session_scope=scope if scope.session_id else None,
             speaker_values=self._known_names(long_scope)[1],
         )
-        results = plan.trim(self.store.query_routes(long_scope, plan.routes, plan.base_filter))
+        results = plan.trim(
+            self.engine.store.query_routes(long_scope, plan.routes, plan.base_filter)
+        )
         t3 = time.perf_counter()
         trace.routes = {name: len(hits) for name, hits in results.items()}
         candidates = fuse(
@@ -294,7 +316,7 @@ class ReadAPI(MemoryCore):
         )
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
         if (cfg.dedup_vectors or spoken) and scored:
-            vectors = self.store.get_vectors([x.record.id for x in scored], long_scope)
+            vectors = self.engine.store.get_vectors([x.record.id for x in scored], long_scope)
             if spoken:
                 self._weigh_informativeness(scored, vectors, cfg, resolved)
             if cfg.dedup_vectors:
@@ -322,7 +344,7 @@ class ReadAPI(MemoryCore):
             if c.outcome == "candidate":
                 c.outcome = "kept" if c.id in shown else "cut:budget"
         records = [i.record for i in items]
-        if cfg.llm_compression != "off" and self.llm is not None and items:
+        if cfg.llm_compression != "off" and self.engine.llm is not None and items:
             text, tokens = self._llm_compress(
                 query, resolved, cfg, text, tokens, budget_tokens, trace
             )
@@ -352,7 +374,7 @@ class ReadAPI(MemoryCore):
     ) -> tuple[str, int]:
         strategy = choose_strategy(cfg.llm_compression, query, intent)
         inner = text[len(BLOCK_OPEN) : -len(BLOCK_CLOSE)].strip("\n")
-        out = compress_with_llm(self.llm, strategy, query, inner, cfg.llm_timeout_s)
+        out = compress_with_llm(self.engine.llm, strategy, query, inner, cfg.llm_timeout_s)
         if out is None:
             trace.compression = f"extractive (llm {strategy} failed)"
             return text, tokens
@@ -409,7 +431,7 @@ class ReadAPI(MemoryCore):
                 ]
             )
             routes.append(RouteQuery(f"n{i}", "order", None, len(turns) * 2, flt))
-        found = self.store.query_routes(scope, routes, base_filter)
+        found = self.engine.store.query_routes(scope, routes, base_filter)
         extra: list[Candidate] = []
         parent: dict[str, Scored] = {}
         pool_ids = {c.id for c in pool}
@@ -441,10 +463,6 @@ class ReadAPI(MemoryCore):
         merged.sort(key=lambda s: (-s.total, s.record.id))
         return merged
 
-    async def arecall(self, query: str, **kwargs: Any) -> MemoryContext:
-        """Async :meth:`recall`."""
-        return await asyncio.to_thread(self.recall, query, **kwargs)
-
     # -- feedback -----------------------------------------------------------------------
     def feedback(
         self,
@@ -455,23 +473,19 @@ class ReadAPI(MemoryCore):
         agent_id: str | None = None,
         session_id: str | None = None,
     ) -> dict[str, float]:
-        """Tell PRISM whether the recalled records helped; returns ``{id: new utility}``.
-
-        Utility moves toward 1 on success and 0 on failure by a step that shrinks with each
-        feedback (bounded in [0, 1]); recall's score uses it. Ids not in the scope are ignored.
-        """
-        self._check_open()
-        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        """Tell PRISM whether the recalled records helped; returns ``{id: new utility}``."""
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
         if isinstance(record_ids, str) or not isinstance(record_ids, Sequence):
             raise ValidationError(
                 "record_ids must be a list of record ids, e.g. [r.id for r in ctx.records]"
             )
         if not isinstance(success, bool):
             raise ValidationError(f"success must be True or False, got {success!r}")
-        cfg = self.config.retrieval
+        cfg = self.engine.config.retrieval
         out: dict[str, float] = {}
-        with self.scope_lock(scope):
-            records: list[MemoryRecord] = self.store.get([str(i) for i in record_ids], scope)
+        with self.engine.scope_lock(scope):
+            records: list[MemoryRecord] = self.engine.store.get([str(i) for i in record_ids], scope)
             now = utcnow().isoformat()
             for r in records:
                 n = int(r.metadata.get("feedback_count", 0) or 0)
@@ -479,7 +493,7 @@ class ReadAPI(MemoryCore):
                     r.utility, success, n, step=cfg.feedback_step, decay=cfg.feedback_decay
                 )
                 meta = {**r.metadata, "feedback_count": n + 1}
-                self.store.set_payload(
+                self.engine.store.set_payload(
                     [r.id],
                     scope,
                     {
@@ -491,14 +505,8 @@ class ReadAPI(MemoryCore):
                 )
                 out[r.id] = new
         if out:
-            self._notify_write(scope)
+            self.engine.notify_write(scope)
         return out
-
-    async def afeedback(
-        self, record_ids: Sequence[str], success: bool = True, **kwargs: Any
-    ) -> dict[str, float]:
-        """Async :meth:`feedback`."""
-        return await asyncio.to_thread(self.feedback, record_ids, success, **kwargs)
 
 
 def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:

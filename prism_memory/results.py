@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..records import MemoryRecord
+from .records import MemoryRecord
 
 __all__ = ["RecordChange", "RememberResult"]
 

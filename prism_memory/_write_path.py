@@ -1,6 +1,10 @@
-"""``WriteAPI``: the write path of :class:`~prism_memory.Memory` (remember, layers, lifecycle).
+"""``WritePath``: the write path of :class:`~prism_memory.Memory` (remember, layers, lifecycle).
 
 Design:
+- It holds the :class:`~prism_memory.engine.Engine` and orchestrates the layer modules:
+  ``layers/buffer.py`` (recent turns), ``layers/working.py`` (task state),
+  ``layers/episodic.py`` (the move out of the buffer), ``layers/semantic.py`` (facts), and
+  ``lifecycle/`` (consolidation, forgetting). Each stage gets the engine, never the facade.
 - ``remember`` validates everything first, then under the scope lock: buffer the turns (one
   embedding batch for the turns and the facts extracted from them), reconcile the facts with
   what is stored, update the task's working state, and move overflowing turns to the episodic
@@ -14,12 +18,10 @@ Design:
 - Same input, same records: ids are derived from content, scope and position (never from the
   clock or a random source), and a background consolidation is given the turns it covers when
   it is scheduled (claimed until it has run), so the worker's timing changes nothing stored.
-- Async methods are ``asyncio.to_thread`` shells over the sync ones.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import threading
@@ -30,8 +32,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ._delete_api import DeleteAPI
+from ._messages import Turn, parse_messages, parse_time
 from ._validation import check_utc
+from .engine import Engine, WriteEvent
 from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.buffer import (
@@ -43,16 +46,22 @@ from .layers.buffer import (
     turn_filter,
     turn_record_id,
 )
-from .layers.messages import Turn, parse_messages, parse_time
-from .layers.result import RecordChange, RememberResult
+from .layers.episodic import move_to_episodic
 from .layers.semantic import SemanticWriter
-from .layers.working import TaskState
+from .layers.working import (
+    TaskState,
+    apply_task_update,
+    load_task,
+    register_task_schema,
+    save_task,
+)
 from .lifecycle.worker import BackgroundWorker
 from .records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
+from .results import RecordChange, RememberResult
 from .stores import EdgeStore, RecordFilter
 from .tokens import count_tokens
 
-__all__ = ["DEFAULT_SESSION", "WriteAPI"]
+__all__ = ["DEFAULT_SESSION", "WritePath"]
 
 log = logging.getLogger("prism_memory")
 
@@ -74,33 +83,34 @@ def _opt_id(value: Any, what: str) -> str | None:
     return value
 
 
-class WriteAPI(DeleteAPI):
+class WritePath:
     """remember / buffer / end_session / task / register_schema / consolidate / forget."""
 
-    def _setup(self) -> None:
-        super()._setup()
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
         self.schemas = SchemaRegistry()
-        self._buffers = BufferIndex()
-        self._semantic = SemanticWriter(self)
-        self._worker: BackgroundWorker | None = (
-            BackgroundWorker(on_error=self._background_error) if self.background else None
+        register_task_schema(self.schemas)
+        self.buffers = BufferIndex()
+        self.semantic = SemanticWriter(engine, self.schemas)
+        self.worker: BackgroundWorker | None = (
+            BackgroundWorker(on_error=engine.report_error) if engine.background else None
         )
         self._turns_since_consolidation: dict[str, int] = {}
         self._claimed: set[str] = set()  # turns a scheduled background consolidation covers
         self._claim_lock = threading.Lock()
-        self.background_errors: list[str] = []
+        engine.on_write(self._on_write)
+
+    def _on_write(self, event: WriteEvent) -> None:
+        if event.reindex:  # a cleared scope or forgotten turns: rebuild from the store
+            self.buffers.forget_all()
 
     # -- scopes ---------------------------------------------------------------------------
     def _session_scope(
         self, user_id: str | None, agent_id: str | None, session_id: str | None
     ) -> Scope:
         """The caller's scope (validated) with the default session filled in."""
-        self._scope(user_id, agent_id, session_id)
+        Scope.of(user_id, agent_id, session_id)
         return Scope.of(user_id, agent_id, session_id or DEFAULT_SESSION)
-
-    def _background_error(self, message: str) -> None:
-        self.background_errors.append(message)
-        log.warning("background memory step failed: %s", message)
 
     # -- remember -------------------------------------------------------------------------
     def remember(
@@ -114,24 +124,14 @@ class WriteAPI(DeleteAPI):
         subgoal_id: str | None = None,
         event_time: datetime | str | float | None = None,
     ) -> RememberResult:
-        """Remember a conversation turn (or several): buffer them, extract facts, reconcile.
-
-        ``messages``: a string, a list of ``{"role", "content"[, "name", "timestamp", "id"]}``
-        dicts, or LangChain messages. A message's ``id`` is kept in the ``source_ids`` of every
-        record made from it, and a message id seen before in the session is skipped (retries
-        are safe). Without ``session_id`` the turns go to the session ``"default"``.
-
-        >>> m = Memory(location=":memory:", embedder=FakeEmbedder())  # doctest: +SKIP
-        >>> m.remember("My budget is 500 a night", user_id="alice", session_id="s1")  # doctest: +SKIP
-        RememberResult(added=2, updated=0, superseded=0, skipped=0)
-        """
-        self._check_open()
+        """Remember a conversation turn (or several): buffer them, extract facts, reconcile."""
+        self.engine.check_open()
         scope = self._session_scope(user_id, agent_id, session_id)
         task = _opt_id(task_id, "task_id")
         subgoal = _opt_id(subgoal_id, "subgoal_id")
         when = parse_time(event_time, "event_time")
         turns = parse_messages(messages)
-        if self.config.safety.redact_pii:  # before anything (entities, speaker) is derived
+        if self.engine.config.safety.redact_pii:  # before anything (entities, speaker) is derived
             from .safety import redact
 
             turns = [
@@ -139,13 +139,13 @@ class WriteAPI(DeleteAPI):
                 for t in turns
             ]
         result = RememberResult()
-        with self.scope_lock(scope):
-            state = self._buffers.session(self.store, scope)
+        with self.engine.scope_lock(scope):
+            state = self.buffers.session(self.engine.store, scope)
             start_index = state.next_index
             message_ids = [t.id for t in turns if t.id is not None]
             stored = {
                 r.id: r
-                for r in self.store.get(
+                for r in self.engine.store.get(
                     [c for i in message_ids for c in message_candidates(scope, i)], scope
                 )
             }
@@ -173,18 +173,20 @@ class WriteAPI(DeleteAPI):
             try:
                 # screened (and redacted) before anything is derived from them: a quarantined
                 # turn yields no fact and supersedes nothing
-                self._screen(records)
+                self.engine.screen(records)
                 clean = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
-                if self._llm_extraction:  # durable: a process killed before the pass resumes it
+                if (
+                    self.engine.llm_extraction
+                ):  # durable: a process killed before the pass resumes it
                     for r in clean:
                         if r.metadata.get("role") == "user":
                             r.extraction = "pending"
                 semantic, shared, dense = (
                     ([], {}, {})
-                    if self._llm_extraction
-                    else self._semantic.prepare(clean, scope.widen(session=True), result)
+                    if self.engine.llm_extraction
+                    else self.semantic.prepare(clean, scope.widen(session=True), result)
                 )
-                written = self._write_records(
+                written = self.engine.write_records(
                     records + semantic, dense=dense, same_vector_as=shared, screen=False
                 )
             except BaseException:
@@ -204,10 +206,6 @@ class WriteAPI(DeleteAPI):
         result.extend(self._after_turns(scope, records))
         return result
 
-    @property
-    def _llm_extraction(self) -> bool:
-        return self.llm is not None and self.config.extraction.use_llm
-
     def _turn_record(
         self,
         turn: Turn,
@@ -224,7 +222,7 @@ class WriteAPI(DeleteAPI):
         meta: dict[str, Any] = {"role": turn.role, "turn_index": index}
         if turn.name:
             meta["name"] = turn.name
-        return self.build_record(
+        return self.engine.build_record(
             turn.text,
             scope,
             kind=Kind.OBSERVATION,
@@ -241,35 +239,29 @@ class WriteAPI(DeleteAPI):
             record_id=record_id,
         )
 
-    def _on_open(self) -> None:
-        super()._on_open()
-        if isinstance(self.store, EdgeStore):  # one process per path: nobody else is on them
+    def on_open(self) -> None:
+        """Finish work an earlier process left undone (run once the parts are set up)."""
+        if isinstance(self.engine.store, EdgeStore):  # one process per path: nobody else is on them
             self.resume_extraction()
 
     def resume_extraction(self) -> int:
-        """Extract the facts of user turns whose extraction never ran (the process died after
-        ``remember`` returned and before the LLM pass); returns how many turns were found.
-
-        Runs when the embedded store is opened; on a Qdrant server shared by several
-        processes call it from one of them. With an LLM the pass runs as ``remember`` would
-        (on the worker with ``background=True``), without one the rules extract them.
-        """
-        self._check_open()
+        """Extract the facts of user turns whose extraction never ran (the process died after"""
+        self.engine.check_open()
         flt = RecordFilter.eq("extraction", "pending")
         groups: dict[str, tuple[Scope, list[MemoryRecord]]] = {}
         cursor: str | None = None
         while True:
-            found, cursor = self.store.scroll_all(flt, limit=256, cursor=cursor)
+            found, cursor = self.engine.store.scroll_all(flt, limit=256, cursor=cursor)
             for r in found:
                 wide = r.scope.widen(session=True)
                 groups.setdefault(wide.key(), (wide, []))[1].append(r)
             if cursor is None:
                 break
         for wide, turns in groups.values():
-            if self._worker is not None:
-                self._worker.submit(functools.partial(self._semantic.resume, turns, wide))
+            if self.worker is not None:
+                self.worker.submit(functools.partial(self.semantic.resume, turns, wide))
             else:
-                self._semantic.resume(turns, wide)
+                self.semantic.resume(turns, wide)
         if groups:
             log.info(
                 "resumed extraction of %d remembered turns", sum(len(t) for _, t in groups.values())
@@ -279,8 +271,8 @@ class WriteAPI(DeleteAPI):
     def _evict(self, scope: Scope, *, force: bool) -> RememberResult:
         """Move overflowing (or, with ``force``, all) buffered turns to the episodic layer."""
         result = RememberResult()
-        state = self._buffers.session(self.store, scope)
-        cfg = self.config.buffer
+        state = self.buffers.session(self.engine.store, scope)
+        cfg = self.engine.config.buffer
         n = (
             len(state.turns)
             if force
@@ -289,17 +281,11 @@ class WriteAPI(DeleteAPI):
         if n == 0:
             return result
         moving = [state.turns[i].id for i in range(n)]
-        stamp = utcnow()
-        self.store.set_payload(
-            moving,
-            scope,
-            {"layer": Layer.EPISODIC.value, "updated_at": _DT.dump_python(stamp, mode="json")},
-        )
+        moved = move_to_episodic(self.engine, scope, moving)
         for _ in range(n):
             state.turns.popleft()
-        for rec in self.store.get(moving, scope):
+        for rec in moved:
             result.updated.append(RecordChange(rec, "moved from the buffer to the episodic layer"))
-        self._notify_write(scope)
         return result
 
     def _after_turns(self, scope: Scope, records: Sequence[MemoryRecord]) -> RememberResult:
@@ -314,12 +300,12 @@ class WriteAPI(DeleteAPI):
             for r in records
             if r.metadata.get("role") == "user" and r.provenance.trust != Trust.QUARANTINED
         ]
-        if self._llm_extraction and user_turns:
-            if self._worker is not None:
-                self._worker.submit(lambda: self._semantic.llm_pass(user_turns, wide))
+        if self.engine.llm_extraction and user_turns:
+            if self.worker is not None:
+                self.worker.submit(lambda: self.semantic.llm_pass(user_turns, wide))
             else:
-                result.extend(self._semantic.llm_pass(user_turns, wide))
-        every = self.config.lifecycle.consolidate_every_turns
+                result.extend(self.semantic.llm_pass(user_turns, wide))
+        every = self.engine.config.lifecycle.consolidate_every_turns
         if every:
             count = self._turns_since_consolidation.get(wide.key(), 0) + len(records)
             self._turns_since_consolidation[wide.key()] = 0 if count >= every else count
@@ -329,12 +315,12 @@ class WriteAPI(DeleteAPI):
 
     def _schedule_consolidation(self, scope: Scope) -> RememberResult:
         """Consolidate now, or select the turns now and summarise them on the worker."""
-        if self._worker is None:
+        if self.worker is None:
             return self._consolidate_scope(scope)
         from .lifecycle.consolidate import consolidate_turns, select_turns
 
         with self._claim_lock:
-            turns = select_turns(self, scope, exclude=self._claimed)
+            turns = select_turns(self.engine, scope, exclude=self._claimed)
             ids = [t.id for session in turns.values() for t in session]
             self._claimed.update(ids)
         if not ids:
@@ -342,12 +328,12 @@ class WriteAPI(DeleteAPI):
 
         def job() -> None:
             try:
-                consolidate_turns(self, scope, turns)
+                consolidate_turns(self.engine, scope, turns)
             finally:  # the turns are marked consolidated (or the job failed): release them
                 with self._claim_lock:
                     self._claimed.difference_update(ids)
 
-        self._worker.submit(job)
+        self.worker.submit(job)
         return RememberResult()
 
     # -- buffer and history ---------------------------------------------------------------
@@ -359,9 +345,9 @@ class WriteAPI(DeleteAPI):
         session_id: str | None = None,
     ) -> list[MemoryRecord]:
         """The session's buffered (recent, raw) turns, oldest first."""
-        self._check_open()
+        self.engine.check_open()
         scope = self._session_scope(user_id, agent_id, session_id)
-        records = list(self.iter_records(scope, turn_filter(Layer.BUFFER)))
+        records = list(self.engine.iter_records(scope, turn_filter(Layer.BUFFER)))
         return sorted(records, key=lambda r: int(r.metadata.get("turn_index", 0)))
 
     def history(
@@ -373,14 +359,14 @@ class WriteAPI(DeleteAPI):
         limit: int | None = None,
     ) -> list[MemoryRecord]:
         """Every turn of the session (buffered and episodic), in order; the last ``limit`` if given."""
-        self._check_open()
+        self.engine.check_open()
         scope = self._session_scope(user_id, agent_id, session_id)
         if limit is not None and (
             not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
         ):
             raise ValidationError(f"limit must be a positive integer, got {limit!r}")
         records = sorted(
-            self.iter_records(scope, turn_filter()),
+            self.engine.iter_records(scope, turn_filter()),
             key=lambda r: int(r.metadata.get("turn_index", 0)),
         )
         return records[-limit:] if limit is not None else records
@@ -393,9 +379,9 @@ class WriteAPI(DeleteAPI):
         session_id: str | None = None,
     ) -> RememberResult:
         """Move every buffered turn of the session to the episodic layer now."""
-        self._check_open()
+        self.engine.check_open()
         scope = self._session_scope(user_id, agent_id, session_id)
-        with self.scope_lock(scope):
+        with self.engine.scope_lock(scope):
             return self._evict(scope, force=True)
 
     def end_session(
@@ -407,13 +393,15 @@ class WriteAPI(DeleteAPI):
         consolidate: bool | None = None,
     ) -> RememberResult:
         """Flush the session's buffer to episodic memory and (by policy) consolidate the scope."""
-        self._check_open()
+        self.engine.check_open()
         scope = self._session_scope(user_id, agent_id, session_id)
-        with self.scope_lock(scope):
+        with self.engine.scope_lock(scope):
             result = self._evict(scope, force=True)
-        self._buffers.forget_session(scope)
+        self.buffers.forget_session(scope)
         run = (
-            self.config.lifecycle.consolidate_on_session_end if consolidate is None else consolidate
+            self.engine.config.lifecycle.consolidate_on_session_end
+            if consolidate is None
+            else consolidate
         )
         if run:
             result.extend(self._schedule_consolidation(scope.widen(session=True)))
@@ -431,14 +419,7 @@ class WriteAPI(DeleteAPI):
         render: Callable[[dict[str, Any]], str] | None = None,
         extract: Callable[[str, dict[str, Any]], Sequence[dict[str, Any]]] | None = None,
     ) -> SchemaSpec:
-        """Declare a schema facts can be written into (SCG).
-
-        ``key``: fields that identify the same thing (records with an equal key are merged);
-        ``policies``: ``{field: "first_write" | "latest_wins" | "max_confidence" | "accumulate"
-        | "weighted"}`` (lists default to ``accumulate``, other fields to ``latest_wins``);
-        ``extract(text, context) -> [field dicts]``: an optional rule for this schema, run on
-        every user turn (the LLM extractor, when given, fills every registered schema).
-        """
+        """Declare a schema facts can be written into (SCG)."""
         return self.schemas.register(
             model, key=key, policies=policies, kind=kind, name=name, render=render, extract=extract
         )
@@ -461,18 +442,12 @@ class WriteAPI(DeleteAPI):
         notes: Sequence[str] | str | None = None,
         parent_task_id: str | None = None,
     ) -> TaskState:
-        """Read (no changes given) or update a task's working state; returns the state.
-
-        A task whose status becomes ``done`` / ``failed`` / ``cancelled`` is summarised into an
-        episodic ``summary`` record and removed from working memory.
-        """
-        from .layers.working import apply_task_update
-
-        self._check_open()
+        """Read (no changes given) or update a task's working state; returns the state."""
+        self.engine.check_open()
         tid = _opt_id(task_id, "task_id")
         if tid is None:
             raise ValidationError("task_id is required, e.g. m.task('trip-123', user_id=...)")
-        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
         changes = (
             goal,
             status,
@@ -485,9 +460,9 @@ class WriteAPI(DeleteAPI):
             parent_task_id,
         )
         if all(c is None for c in changes):  # a read: never writes, not even an empty state
-            return self._semantic.load_task(scope, tid) or TaskState(task_id=tid)
-        with self.scope_lock(scope):
-            current = self._semantic.load_task(scope, tid)
+            return load_task(self.engine, scope, tid) or TaskState(task_id=tid)
+        with self.engine.scope_lock(scope):
+            current = load_task(self.engine, scope, tid)
             state = apply_task_update(
                 current or TaskState(task_id=tid),
                 goal=goal,
@@ -501,7 +476,7 @@ class WriteAPI(DeleteAPI):
                 parent_task_id=parent_task_id,
             )
             if state != current:
-                self._semantic.save_task(scope, state, RememberResult())
+                self._save_task(scope, state, RememberResult())
             return state
 
     def _touch_task(
@@ -513,10 +488,9 @@ class WriteAPI(DeleteAPI):
         result: RememberResult,
     ) -> None:
         from .extraction.rules import task_hints
-        from .layers.working import apply_task_update
 
         wide = scope.widen(session=True)
-        current = self._semantic.load_task(wide, task_id)
+        current = load_task(self.engine, wide, task_id)
         user_texts = [r.text for r in records if r.metadata.get("role") == "user"]
         hints = task_hints(user_texts)
         state = apply_task_update(
@@ -530,7 +504,10 @@ class WriteAPI(DeleteAPI):
             decisions=hints.decisions or None,
         )
         if state != current:
-            self._semantic.save_task(wide, state, result)
+            self._save_task(wide, state, result)
+
+    def _save_task(self, scope: Scope, state: TaskState, result: RememberResult) -> None:
+        save_task(self.engine, self.schemas.get("TaskState"), scope, state, result)
 
     # -- lifecycle --------------------------------------------------------------------------
     def consolidate(
@@ -541,18 +518,17 @@ class WriteAPI(DeleteAPI):
         session_id: str | None = None,
         reflect: bool | None = None,
     ) -> RememberResult:
-        """Distil clusters of episodic turns into ``summary`` records (and, with an LLM and
-        ``reflect=True``, ``reflection`` records) in semantic memory. Idempotent."""
-        self._check_open()
-        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        """Distil clusters of episodic turns into ``summary`` records (and, with an LLM and"""
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
         return self._consolidate_scope(scope, reflect=reflect)
 
     def _consolidate_scope(self, scope: Scope, reflect: bool | None = None) -> RememberResult:
         from .lifecycle.consolidate import consolidate_turns, select_turns
 
         with self._claim_lock:  # turns a scheduled background run covers are left to it
-            turns = select_turns(self, scope, exclude=self._claimed)
-        return consolidate_turns(self, scope, turns, reflect=reflect)
+            turns = select_turns(self.engine, scope, exclude=self._claimed)
+        return consolidate_turns(self.engine, scope, turns, reflect=reflect)
 
     def forget(
         self,
@@ -566,18 +542,14 @@ class WriteAPI(DeleteAPI):
         mode: str = "archive",
         include_history: bool = True,
     ) -> int:
-        """Archive (default) or delete (``mode="delete"``) records by policy; returns how many.
-
-        ``older_than``: a datetime, or an age in days; ``below_utility``: decayed utility under
-        this value; ``layer``: only this layer. At least one criterion is required.
-        """
+        """Archive (default) or delete (``mode="delete"``) records by policy; returns how many."""
         from .lifecycle.forget import forget_records
 
-        self._check_open()
-        scope = self._scope(user_id, agent_id, session_id)
-        with self.scope_lock(scope):
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id)
+        with self.engine.scope_lock(scope):
             n = forget_records(
-                self,
+                self.engine,
                 scope,
                 older_than=older_than,
                 below_utility=below_utility,
@@ -585,7 +557,6 @@ class WriteAPI(DeleteAPI):
                 mode=mode,
                 include_history=include_history,
             )
-        self._buffers.forget_all()
         return n
 
     def touch(
@@ -597,18 +568,11 @@ class WriteAPI(DeleteAPI):
         session_id: str | None = None,
         now: datetime | None = None,
     ) -> int:
-        """Record an access (``last_accessed``, ``access_count``) for decay; returns how many.
-
-        The read path calls this with the records it returned (``m.touch(ctx.records, ...)``):
-        payload updates only, no re-embedding, no read when records (not ids) are given, and
-        one ``set_payload`` per distinct new count — typically one store call per recall.
-        Like recall, it covers all sessions of the user/agent; records and ids outside that
-        scope are ignored.
-        """
+        """Record an access (``last_accessed``, ``access_count``) for decay; returns how many."""
         from .lifecycle.decay import record_access
 
-        self._check_open()
-        scope = self._scope(user_id, agent_id, session_id).widen(session=True)
+        self.engine.check_open()
+        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
         if not isinstance(records, (list, tuple, set)) or not all(
             isinstance(i, (str, MemoryRecord)) for i in records
         ):
@@ -619,67 +583,14 @@ class WriteAPI(DeleteAPI):
         if now is not None and not isinstance(now, datetime):
             raise ValidationError(f"now must be a datetime, got {type(now).__name__}")
         when = None if now is None else check_utc(now, "now")  # naive = UTC
-        return record_access(self.store, scope, list(records), now=when)
+        return record_access(self.engine.store, scope, list(records), now=when)
 
-    def delete_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = True,
-    ) -> int:
-        n = super().delete_all(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
-        )
-        self._buffers.forget_all()
-        return n
-
-    def flush(self, timeout: float | None = None) -> None:
-        """Wait for background steps (extraction, consolidation), then make writes durable."""
-        if self._worker is not None:
-            self._worker.join(timeout)
-        super().flush()
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for background steps (extraction, consolidation)."""
+        if self.worker is not None:
+            self.worker.join(timeout)
 
     def close(self) -> None:
-        worker = getattr(self, "_worker", None)
-        if worker is not None and not self._closed:
-            worker.stop()
-        super().close()
-
-    # -- async shells -----------------------------------------------------------------------
-    async def aremember(self, messages: Any, **kwargs: Any) -> RememberResult:
-        """Async :meth:`remember`."""
-        return await asyncio.to_thread(self.remember, messages, **kwargs)
-
-    async def aend_session(self, **kwargs: Any) -> RememberResult:
-        """Async :meth:`end_session`."""
-        return await asyncio.to_thread(self.end_session, **kwargs)
-
-    async def aflush_buffer(self, **kwargs: Any) -> RememberResult:
-        """Async :meth:`flush_buffer`."""
-        return await asyncio.to_thread(self.flush_buffer, **kwargs)
-
-    async def abuffer(self, **kwargs: Any) -> list[MemoryRecord]:
-        """Async :meth:`buffer`."""
-        return await asyncio.to_thread(self.buffer, **kwargs)
-
-    async def ahistory(self, **kwargs: Any) -> list[MemoryRecord]:
-        """Async :meth:`history`."""
-        return await asyncio.to_thread(self.history, **kwargs)
-
-    async def atask(self, task_id: str, **kwargs: Any) -> TaskState:
-        """Async :meth:`task`."""
-        return await asyncio.to_thread(self.task, task_id, **kwargs)
-
-    async def aconsolidate(self, **kwargs: Any) -> RememberResult:
-        """Async :meth:`consolidate`."""
-        return await asyncio.to_thread(self.consolidate, **kwargs)
-
-    async def aforget(self, **kwargs: Any) -> int:
-        """Async :meth:`forget`."""
-        return await asyncio.to_thread(self.forget, **kwargs)
-
-    async def aflush(self) -> None:
-        """Async :meth:`flush`."""
-        await asyncio.to_thread(self.flush)
+        """Stop the background worker (what it was running is finished first)."""
+        if self.worker is not None and not self.engine.closed:
+            self.worker.stop()

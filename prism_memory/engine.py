@@ -1,0 +1,400 @@
+"""``Engine``: the one object every stage receives — store, embedder, sparse encoder, safety
+screen, scope locks, write events and the background error sink.
+
+Design:
+- ``Memory`` (the facade) composes an ``Engine`` with the record API, the write path and the
+  recall pipeline; those parts, and every stage below them (``layers/``, ``extraction/``,
+  ``lifecycle/``, ``retrieval/``), get the engine (or plain values), never the facade.
+- Writes go through :meth:`Engine.write_records`: PII redaction (when on), safety screen, embed
+  (dense + BM25, one batch), upsert, then one write event per scope.
+- One notification mechanism: :meth:`Engine.on_write` listeners get a :class:`WriteEvent`
+  (the scope; ``reindex`` after ``delete_all`` / ``forget``); the recall caches and the buffer
+  index both listen.
+- Check-and-write sequences take ``scope_lock(scope)`` so concurrent writers in one scope
+  cannot both miss an existing record.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ._validation import check_record, new_record
+from .config import PrismConfig
+from .embeddings import Embedder, resolve_embedder
+from .errors import (
+    ConfigError,
+    EmbeddingDimensionError,
+    PrismError,
+)
+from .records import (
+    MemoryRecord,
+    Scope,
+    Source,
+    Status,
+    Trust,
+)
+from .sparse import SparseEncoder
+from .stores import EdgeStore, MemoryStore, PointData, QdrantStore, RecordFilter
+from .stores.filters import Condition
+
+__all__ = ["Engine", "WriteEvent", "embedding_text"]
+
+log = logging.getLogger("prism_memory")
+
+
+_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool"})
+
+
+def embedding_text(record: MemoryRecord) -> str:
+    """What the dense and BM25 vectors of a record are computed from: the text, after its speaker.
+
+    A turn's words rarely name who said them, but questions about it do ("what did Priya
+    research?"); embedding ``"Priya: I researched solar installers"`` lets the vector
+    carry both (on LoCoMo this doubles dense recall@5). The shown text is unchanged.
+    """
+    return f"{record.speaker}: {record.text}" if record.speaker else record.text
+
+
+@dataclass(frozen=True)
+class WriteEvent:
+    """Records of ``scope`` (``None``: every scope) were written or deleted. ``reindex``: a
+    whole scope was cleared or records were retired by policy, so indexes kept beside the
+    store (the buffer index) must be rebuilt from it."""
+
+    scope: Scope | None
+    reindex: bool = False
+
+
+class Engine:
+    """Store, embedder, sparse encoder, screen, locks and write events; what stages receive.
+
+    Setup:
+        >>> from prism_memory import FakeEmbedder
+        >>> engine = Engine(location=":memory:", embedder=FakeEmbedder())
+
+    Use:
+        >>> engine.on_write(lambda event: None)
+        >>> engine.close()
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        location: str | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        embedder: Any = None,
+        llm: Any = None,
+        config: PrismConfig | None = None,
+        store: MemoryStore | None = None,
+        background: bool = False,
+        redact_pii: bool | None = None,
+    ) -> None:
+        self.config = config or PrismConfig()
+        if redact_pii is not None:
+            self.config.safety.redact_pii = redact_pii
+        if self.config.safety.screen == "strict":
+            import importlib.util
+
+            if importlib.util.find_spec("prism_screen") is None:
+                from .safety._transformer import INSTALL
+
+                raise ConfigError(
+                    f"SafetyConfig(screen='strict') needs the screen's transformer: {INSTALL}; "
+                    "or use screen='default'"
+                )
+        if sum(x is not None for x in (path, location, url, store)) > 1:
+            raise ConfigError("pass only one of path=, location=, url= or store=")
+        self.llm = llm
+        self.background = background
+        self.embedder: Embedder = resolve_embedder(
+            embedder, self.config.embedding_model, self.config.embedding_batch_size
+        )
+        self.sparse = SparseEncoder()
+        self._scope_locks: dict[str, threading.Lock] = {}
+        self._scope_locks_guard = threading.Lock()
+        self._write_listeners: list[Callable[[WriteEvent], None]] = []
+        self.background_errors: list[str] = []
+        self._closed = True  # until the store is open: __del__ must not close what we lack
+        dim = self.embedder.dim
+        if store is not None:
+            if store.dim != dim:
+                raise EmbeddingDimensionError(
+                    f"the store holds {store.dim}-dimensional vectors but the embedder makes "
+                    f"{dim}-dimensional ones; pass the embedder the store was created with"
+                )
+            self.store: MemoryStore = store
+        elif url is not None:
+            self.store = QdrantStore(
+                url=url,
+                api_key=api_key,
+                dim=dim,
+                collection=self.config.store.collection,
+                timeout_s=self.config.store.timeout_s,
+                embedder_name=self.embedder.name,
+            )
+        elif location is not None:
+            if location != ":memory:":
+                raise ConfigError(
+                    f"location={location!r}: only ':memory:' is supported; use path= for an "
+                    "embedded store on disk or url= for a Qdrant server"
+                )
+            self.store = QdrantStore(
+                location=":memory:",
+                dim=dim,
+                collection=self.config.store.collection,
+                embedder_name=self.embedder.name,
+            )
+        else:
+            self.store = EdgeStore(
+                path if path is not None else PrismConfig.default_path(),
+                dim=dim,
+                embedder_name=self.embedder.name,
+                optimize_after=self.config.store.optimize_after,
+                hnsw_m=self.config.store.hnsw_m,
+                hnsw_ef_construct=self.config.store.hnsw_ef_construct,
+                min_free_mb=self.config.store.min_free_mb,
+            )
+        self.owns_store = store is None  # a store passed in stays the caller's to close
+        self._closed = False
+
+    # -- write events and background errors ----------------------------------------------
+    def on_write(self, listener: Callable[[WriteEvent], None]) -> None:
+        """Register ``listener(event)``, called after every write and deletion."""
+        self._write_listeners.append(listener)
+
+    def notify_write(self, scope: Scope | None, *, reindex: bool = False) -> None:
+        """Tell every listener that records of ``scope`` changed (``None`` = every scope)."""
+        event = WriteEvent(scope, reindex)
+        for listener in self._write_listeners:
+            listener(event)
+
+    def report_error(self, message: str, *, logged: bool = False) -> None:
+        """Record a failed background step in :attr:`background_errors` (and log it, unless
+        the step has ``logged`` it already)."""
+        self.background_errors.append(message)
+        if not logged:
+            log.warning("background memory step failed: %s", message)
+
+    @property
+    def llm_extraction(self) -> bool:
+        """Whether facts are extracted by the LLM (else by the rules)."""
+        return self.llm is not None and self.config.extraction.use_llm
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def scope_lock(self, scope: Scope) -> threading.Lock:
+        """The lock that makes check-and-write atomic within one scope (shared per user/agent)."""
+        key = (scope.user_id or "") + "\x1f" + (scope.agent_id or "")
+        if key == "\x1f":
+            key = "session\x1f" + (scope.session_id or "")
+        with self._scope_locks_guard:
+            lock = self._scope_locks.get(key)
+            if lock is None:
+                lock = self._scope_locks[key] = threading.Lock()
+            return lock
+
+    # -- helpers ------------------------------------------------------------------------
+    def check_open(self) -> None:
+        if self._closed:
+            raise PrismError("this Memory is closed; create a new Memory(...) to keep using it")
+
+    @staticmethod
+    def visible_filter(
+        *, include_history: bool = False, include_quarantined: bool = False
+    ) -> RecordFilter:
+        """Hard filters of every default read: current records, not quarantined."""
+        flt = RecordFilter()
+        if not include_history:
+            flt.must.append(Condition("status", "eq", Status.ACTIVE.value))
+        if not include_quarantined:
+            flt.must_not.append(Condition("trust", "eq", Trust.QUARANTINED.value))
+        return flt
+
+    def redact(self, records: Sequence[MemoryRecord], keep_metadata: Collection[str] = ()) -> None:
+        """With ``config.safety.redact_pii``: identifiers in every content field of the records
+        (text, fields, speaker, entity names, metadata values but ``keep_metadata``) become
+        placeholders, in place (:func:`~prism_memory.safety.redact_record`). Every write
+        passes here (:meth:`write_records`); paths that derive something from a text before
+        writing (``remember``, ``add``) redact first."""
+        if not self.config.safety.redact_pii:
+            return
+        from .safety import redact_record
+
+        for record in records:
+            redact_record(record, keep_metadata=keep_metadata)
+
+    def screen(
+        self, records: list[MemoryRecord], keep_metadata: Collection[str] = ()
+    ) -> list[MemoryRecord]:
+        """Safety stage run on records from outside before anything is derived from them.
+
+        With ``config.safety.redact_pii`` identifiers in every content field become
+        placeholders (:meth:`redact`; a content-derived id is re-derived from the redacted
+        text, so the id is no hash of the identifier). The poisoning screen then reads every
+        record (its text,
+        and its speaker name when it has one) by its source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
+        are marked ``trust=quarantined`` with a reason, kept for audit and review
+        (``list(trust="quarantined")``, ``release``), never returned by default reads.
+        Derived records (``source="derived"``) are not screened: their sources were.
+        Quarantine only escalates; an already quarantined record stays quarantined.
+        """
+        from .safety.judge import is_borderline, judge_with_llm
+        from .safety.poisoning import screen_batch
+
+        cfg = self.config.safety
+        self.redact(records, keep_metadata)
+        todo = [
+            r
+            for r in records
+            if r.provenance.trust != Trust.QUARANTINED and r.provenance.source != Source.DERIVED
+        ]
+        if not todo or cfg.screen == "off":
+            return records
+        items = [(r.text, r.provenance.source.value) for r in todo]
+        # a speaker name is shown with the text: screened as the source's words too
+        named = [
+            i
+            for i, r in enumerate(todo)
+            if r.speaker and r.speaker.strip().casefold() not in _ROLE_NAMES
+        ]
+        items += [(str(todo[i].speaker), todo[i].provenance.source.value) for i in named]
+        verdicts = screen_batch(
+            items,
+            mode=cfg.screen,
+            user=cfg.quarantine_threshold_user,
+            external=cfg.quarantine_threshold_external,
+        )
+        text_verdicts = verdicts[: len(todo)]
+        for i, speaker_verdict in zip(named, verdicts[len(todo) :]):
+            if speaker_verdict.quarantined and not text_verdicts[i].quarantined:
+                text_verdicts[i] = replace(
+                    speaker_verdict, reason=f"speaker name: {speaker_verdict.reason}"
+                )
+        for record, verdict in zip(todo, text_verdicts):
+            if cfg.llm_judge and self.llm is not None and is_borderline(verdict):
+                source = record.provenance.source.value
+                judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
+                if judged is not None and judged.attack:
+                    verdict = replace(
+                        verdict,
+                        quarantined=True,
+                        reason=f"instruction-like content from {source} (LLM judge: "
+                        f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
+                    )
+            if verdict.quarantined:
+                record.provenance.trust = Trust.QUARANTINED
+                record.provenance.reason = verdict.reason
+                # ids and reasons only: memory text reaches the logs at DEBUG level at most
+                log.info("quarantined memory %s: %s", record.id, verdict.reason)
+                log.debug("quarantined text of %s: %r", record.id, record.text)
+        return records
+
+    def embed_records(
+        self,
+        records: Sequence[MemoryRecord],
+        *,
+        dense: Mapping[str, list[float]] | None = None,
+        same_vector_as: Mapping[str, str] | None = None,
+    ) -> list[PointData]:
+        """Dense + sparse vectors for records, one embedding batch.
+
+        ``dense``: dense vectors already known, by record id (not embedded again);
+        ``same_vector_as``: record id -> id of another record of the batch whose dense vector
+        it shares (an extracted event and its turn), so each text is embedded once.
+        """
+        known = dict(dense or {})
+        share = {k: v for k, v in (same_vector_as or {}).items() if k not in known}
+        batch_ids = {r.id for r in records}
+        todo = [r for r in records if r.id not in known and share.get(r.id) not in batch_ids]
+        for r, vec in zip(todo, self.embedder.embed_documents([embedding_text(r) for r in todo])):
+            known[r.id] = vec
+        vectors = [known.get(r.id) or known[share[r.id]] for r in records]
+        sparse = self.sparse.documents([embedding_text(r) for r in records])
+        return [PointData(r, d, s) for r, d, s in zip(records, vectors, sparse)]
+
+    def write_records(
+        self,
+        records: list[MemoryRecord],
+        *,
+        dense: Mapping[str, list[float]] | None = None,
+        same_vector_as: Mapping[str, str] | None = None,
+        screen: bool = True,
+        keep_metadata: Collection[str] = (),
+    ) -> list[MemoryRecord]:
+        """Redact, screen, embed and upsert records; notify listeners. Returns what was written.
+
+        ``dense`` / ``same_vector_as``: see :meth:`embed_records` (vectors reused, not recomputed).
+        ``screen=False``: the records are internal (registries, task state) or were screened
+        already (:meth:`screen`), and are not screened again. PII redaction (when on) runs on
+        every record either way; ``keep_metadata`` names top-level metadata keys that are
+        addresses, not content (a LangGraph item's namespace and key), and are kept as given.
+        """
+        self.check_open()
+        if not records:
+            return []
+        for record in records:  # nothing is written unless every record can be stored as is
+            check_record(record)
+        if screen:
+            records = self.screen(records, keep_metadata)
+        else:
+            self.redact(records, keep_metadata)
+        self.store.upsert(self.embed_records(records, dense=dense, same_vector_as=same_vector_as))
+        for scope in {r.scope.key(): r.scope for r in records}.values():
+            self.notify_write(scope)
+        return records
+
+    #: Validate arguments into a :class:`MemoryRecord` (no I/O); see
+    #: :func:`prism_memory._validation.new_record` for the arguments.
+    build_record = staticmethod(new_record)
+
+    def iter_records(
+        self, scope: Scope, flt: RecordFilter | None = None, *, page_size: int = 256
+    ) -> Iterator[MemoryRecord]:
+        """Every record of a scope matching ``flt`` (all pages)."""
+        cursor: str | None = None
+        while True:
+            records, cursor = self.store.scroll(scope, flt, limit=page_size, cursor=cursor)
+            yield from records
+            if cursor is None:
+                return
+
+    def iter_all(self, flt: RecordFilter | None = None) -> Iterator[MemoryRecord]:
+        """Every tenant's records matching ``flt`` (admin export, resuming work; all pages)."""
+        cursor: str | None = None
+        while True:
+            records, cursor = self.store.scroll_all(flt, limit=256, cursor=cursor)
+            yield from records
+            if cursor is None:
+                return
+
+    def begin_purge(self) -> None:
+        """Journal a purge before deleting, where the engine keeps a journal (embedded)."""
+        begin = getattr(self.store, "begin_purge", None)
+        if callable(begin):
+            begin()
+
+    def flush(self) -> None:
+        """Make every acknowledged write durable on disk."""
+        self.check_open()
+        self.store.flush()
+
+    def close(self, *, release_store: bool = True) -> None:
+        """Flush and release the store (the embedded path can then be opened elsewhere).
+
+        ``release_store=False`` only marks the engine closed (a store the caller passed in,
+        when opening a ``Memory`` over it failed, stays the caller's).
+        """
+        if self._closed:
+            return
+        self._closed = True
+        if release_store:
+            self.store.close()
