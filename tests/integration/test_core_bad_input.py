@@ -183,6 +183,19 @@ def test_text_longer_than_the_model_embeds_a_truncation_and_warns_once(
         assert m.count(user_id="foo") == 3
 
 
+def test_the_model_embeds_what_it_was_trained_on_256_word_pieces() -> None:
+    """As sentence-transformers does for all-MiniLM-L6-v2 (max_seq_length 256): a text of
+    300-500 word pieces is embedded by its first 256, so a different ending changes nothing,
+    while a difference inside the first 256 does."""
+    emb = FastEmbedEmbedder()
+    body = " ".join(f"Note {i}: the garden needs water on day {i}." for i in range(30))
+    a, b, c = emb.embed_documents(
+        [body, body + " And then something else entirely.", "Changed start. " + body]
+    )
+    assert sum(x * y for x, y in zip(a, b)) > 0.9999
+    assert sum(x * y for x, y in zip(a, c)) < 0.9999
+
+
 # -- filters, limits, metadata -------------------------------------------------------------
 @pytest.mark.parametrize(
     ("filters", "message"),
