@@ -305,6 +305,13 @@ class RetrievalConfig(_Section):
         description="Items longer than this are packed by score per token (a long summary must "
         "earn its space), shorter ones by score.",
     )
+    passage_tokens: int = Field(
+        default=120,
+        ge=16,
+        description="A raw turn longer than long_item_tokens competes for the budget as its "
+        "passage: its sentences that share the most words with the query, within this many "
+        "tokens; the whole turn replaces the passage when it still fits after packing.",
+    )
     compress_sentences: bool = Field(
         default=False,
         description="Keep only the informative, query-relevant sentences of long turns. Off by "

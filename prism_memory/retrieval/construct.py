@@ -435,7 +435,7 @@ def pack(
     # the best ones only: a long turn ranked below these would not be placed before the
     # budget is spent either way, and each passage costs a sentence split
     for i in sorted(long_items, key=lambda i: -candidates[i].score)[:_PASSAGES]:
-        passage = _passage(candidates[i], terms, config.long_item_tokens)
+        passage = _passage(candidates[i], terms, config.passage_tokens)
         if passage is not None:
             whole[i] = candidates[i]
             candidates[i] = passage
