@@ -306,7 +306,7 @@ class RetrievalConfig(_Section):
         "earn its space), shorter ones by score.",
     )
     passage_tokens: int = Field(
-        default=120,
+        default=60,
         ge=16,
         description="A raw turn longer than long_item_tokens competes for the budget as its "
         "passage: its sentences that share the most words with the query, within this many "

@@ -34,7 +34,14 @@ from typing import Any
 from .._validation import has_visible_text
 from ..errors import ConfigError, ValidationError
 from ..retrieval.text import STOPWORDS
-from .locomo import _pct, baseline_rankings, covered_turns, pack_lines
+from .locomo import (
+    _baseline_line,
+    _pct,
+    answer_recall,
+    baseline_rankings,
+    covered_turns,
+    pack_lines,
+)
 
 __all__ = [
     "BUDGETS",
@@ -193,6 +200,8 @@ def evaluate_question(
         "long_evidence": q.long_evidence,
         "prism": {},
         "dense": {},
+        "prism_answer": {},
+        "dense_answer": {},
         "latency_ms": [],
     }
     for b in budgets:
@@ -200,9 +209,14 @@ def evaluate_question(
         ctx = m.recall(q.question, user_id=user_id, budget_tokens=b, config=cfg, now=q.date)
         row["latency_ms"].append((time.perf_counter() - t0) * 1000)
         row["prism"][str(b)] = _recall(ctx.records, q)
+        row["prism_answer"][str(b)] = answer_recall(ctx.text, q.answer)
     dense = baseline_rankings(m, user_id, q.question)["dense"]
     for b in budgets:
-        row["dense"][str(b)] = _recall(pack_lines(dense, b), q)
+        packed = pack_lines(dense, b)
+        row["dense"][str(b)] = _recall(packed, q)
+        row["dense_answer"][str(b)] = answer_recall(
+            "\n".join(_baseline_line(r) for r in packed), q.answer
+        )
     return row
 
 
@@ -217,7 +231,7 @@ def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> d
                     str(b): round(statistics.fmean(r[system][str(b)] for r in sub), 4)
                     for b in budgets
                 }
-                for system in ("prism", "dense")
+                for system in ("prism", "dense", "prism_answer", "dense_answer")
             },
         }
 
@@ -294,6 +308,16 @@ def markdown(report: dict[str, Any]) -> str:
         "",
     ]
     lines += _table("Overall", {"all": o}, budgets)
+    lines += [
+        "Answer-word recall (share of the gold answer's words, 3+ letters or digits, no "
+        "stopwords, present in the context text; a passage covers its turn for evidence recall "
+        "whatever it shows, this checks the words that matter survived): PRISM "
+        + " / ".join(f"{o['prism_answer'][b]:.3f}" for b in budgets)
+        + ", dense "
+        + " / ".join(f"{o['dense_answer'][b]:.3f}" for b in budgets)
+        + f" at {' / '.join(budgets)} tokens.",
+        "",
+    ]
     lines += _table("Per question type", report["per_type"], budgets)
     lines += _table("Per evidence length", report["per_evidence_length"], budgets)
     lines += [

@@ -27,6 +27,7 @@ Design:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -304,15 +305,33 @@ def _shown(s: Scored, terms: set[str], config: RetrievalConfig) -> tuple[str, bo
     return text, False
 
 
-def _passage(item: ContextItem, terms: set[str], keep_tokens: int) -> ContextItem | None:
-    """The part of a long raw turn that serves the query (its query-relevant sentences within
-    ``keep_tokens``), or None when the item is not a raw turn or has one sentence."""
+def _passage(
+    item: ContextItem, terms: set[str], keep_tokens: int, weights: Mapping[str, float]
+) -> ContextItem | None:
+    """The part of a long raw turn that serves the query (its sentences sharing the rarest
+    query terms, within ``keep_tokens``), or None when the item is not a raw turn or has one
+    sentence."""
     if item.section not in ("episodic", "buffer") or _derived_sources(item.record):
         return None
-    shown, compressed = compress_text(item.shown, terms, keep_tokens)
+    shown, compressed = compress_text(item.shown, terms, keep_tokens, weights)
     if not compressed:
         return None
     return replace(item, shown=shown, compressed=True)
+
+
+def _pool_idf(terms: set[str], texts: Sequence[str]) -> dict[str, float]:
+    """``log((N + 1) / (df + 0.5))`` of each query term over ``texts`` (smoothed, positive).
+
+    >>> w = _pool_idf({"shop", "milksh"}, ["a shop", "the shop", "giant milkshakes"])
+    >>> w["milksh"] > w["shop"] > 0
+    True
+    """
+    n = len(texts)
+    df = dict.fromkeys(terms, 0)
+    for text in texts:
+        for t in _terms_of(text) & terms:
+            df[t] += 1
+    return {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
 
 
 def _turn_keys(record: MemoryRecord) -> frozenset[str]:
@@ -434,8 +453,11 @@ def pack(
     ]
     # the best ones only: a long turn ranked below these would not be placed before the
     # budget is spent either way, and each passage costs a sentence split
+    # a query term weighs by its rarity among the candidates (inverse document frequency over
+    # the pool): "milkshakes" picks the sentence, "shop" and the trip's city do not
+    weights = _pool_idf(terms, [c.record.text for c in candidates]) if long_items else {}
     for i in sorted(long_items, key=lambda i: -candidates[i].score)[:_PASSAGES]:
-        passage = _passage(candidates[i], terms, config.passage_tokens)
+        passage = _passage(candidates[i], terms, config.passage_tokens, weights)
         if passage is not None:
             whole[i] = candidates[i]
             candidates[i] = passage

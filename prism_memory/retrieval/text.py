@@ -12,6 +12,7 @@ Design:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 
 from ..tokens import count_tokens
@@ -211,13 +212,19 @@ def is_filler(sentence: str, info: set[str], terms: set[str]) -> bool:
     )
 
 
-def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bool]:
+def compress_text(
+    text: str,
+    terms: set[str],
+    keep_tokens: int,
+    weights: Mapping[str, float] | None = None,
+) -> tuple[str, bool]:
     """The informative sentences of ``text``, best for the query first, within ``keep_tokens``.
 
     Filler sentences (at most two content words: "Wow!", "How are you?") go first; then, if
     the rest is still over ``keep_tokens``, the sentences sharing the fewest ``terms`` with the
-    query. Kept sentences stay in order, gaps marked with an ellipsis; at least one sentence
-    is kept. Returns ``(text, compressed?)``.
+    query. A shared term counts its length, or its weight in ``weights`` when given (e.g. how
+    rare it is among the texts competing for the context). Kept sentences stay in order, gaps
+    marked with an ellipsis; at least one sentence is kept. Returns ``(text, compressed?)``.
 
     >>> compress_text("Hi there! I adopted a cat named Tom. It was fun.", {"cat"}, 8)
     ('I adopted a cat named Tom.', True)
@@ -228,7 +235,11 @@ def compress_text(text: str, terms: set[str], keep_tokens: int) -> tuple[str, bo
     info = [content_terms(s) for s in sentences]
     ranked = sorted(
         range(len(sentences)),
-        key=lambda i: (-sum(len(h) for h in info[i] & terms), -len(info[i]), i),
+        key=lambda i: (
+            -sum(len(h) if weights is None else weights.get(h, 0.0) for h in info[i] & terms),
+            -len(info[i]),
+            i,
+        ),
     )
     keep: list[int] = []
     used = 0
