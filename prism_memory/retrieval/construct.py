@@ -308,10 +308,13 @@ def _shown(s: Scored, terms: set[str], config: RetrievalConfig) -> tuple[str, bo
 def _passage(
     item: ContextItem, terms: set[str], keep_tokens: int, weights: Mapping[str, float]
 ) -> ContextItem | None:
-    """The part of a long raw turn that serves the query (its sentences sharing the rarest
-    query terms, within ``keep_tokens``), or None when the item is not a raw turn or has one
-    sentence."""
-    if item.section not in ("episodic", "buffer") or _derived_sources(item.record):
+    """The part of a long original text that serves the query (its sentences sharing the
+    rarest query terms, within ``keep_tokens``): a turn, or a document or note given to
+    ``add``. None for task state, for a record derived from others (a summary earns its space
+    whole or not at all) and for a single sentence."""
+    if item.section == "working" or _derived_sources(item.record):
+        return None
+    if item.record.kind in (Kind.SUMMARY, Kind.REFLECTION):
         return None
     shown, compressed = compress_text(item.shown, terms, keep_tokens, weights)
     if not compressed:

@@ -233,3 +233,14 @@ def test_the_whole_long_turn_is_shown_when_it_fits() -> None:
     shown = next(it for it in items if it.record.id == best.record.id)
     assert shown.shown == LONG_TURN and not shown.compressed
     assert len(items) == 4 and tokens <= 2000
+
+
+def test_a_long_document_given_to_add_competes_as_its_passage_too() -> None:
+    doc = scored(LONG_TURN, layer="semantic", total=1.0, speaker=None)
+    facts = [
+        scored(f"fact {i}: likes lunch at noon", layer="semantic", total=0.5, speaker=None)
+        for i in range(40)
+    ]
+    items, _, tokens = pack([doc, *facts], query="passport visa", budget_tokens=300, config=CFG)
+    shown = next(it for it in items if it.record.id == doc.record.id)
+    assert "passport" in shown.shown and shown.compressed and tokens <= 300
