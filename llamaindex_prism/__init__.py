@@ -19,12 +19,10 @@ except ImportError as exc:
         "llamaindex_prism needs llama-index-core: pip install 'prism-memory[llamaindex]'"
     ) from exc
 
-from prism_memory.retrieval.construct import ConstructResult
-
 from .embedding import PrismEmbedding
 from .memory import PrismMemory
 from .memory_block import PrismMemoryBlock
-from .postprocessor import PrismNodePostprocessor
+from .postprocessor import ConstructResult, PrismNodePostprocessor
 from .retriever import PrismRetriever
 
 __all__ = [

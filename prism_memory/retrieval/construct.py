@@ -15,30 +15,25 @@ Design:
   the budget, then the rest by score; a group's date header is priced once. The exact count
   of the rendered text is checked at the end and the weakest items dropped until it fits,
   so ``tokens <= budget`` always holds.
-- The same stage runs on items from *any* retriever (:func:`construct` over
-  :class:`ConstructItem`: text, tokens, retriever score, similarity, vector, time, utility,
-  importance, task), which the LlamaIndex postprocessor converts its nodes to: the PRISM
-  score of :func:`~.scoring.combine` with ``RetrievalConfig.weights``, freshness by
-  :func:`~.scoring.freshness` (0.5, neutral, without a time), near-duplicates by
-  :func:`~.scoring.cosine` or word-trigram Jaccard (the Jaccard of recall's dedup), greedy
-  packing in score order (what does not fit is skipped, smaller items may still fit), and
-  every cut recorded with its reason.
+- The same stage serves the LlamaIndex postprocessor: it turns nodes from any retriever into
+  candidates (one synthetic record per node) and runs :func:`score_candidates`,
+  :func:`select` and :func:`place` (the greedy placement :func:`pack` uses, with the node's
+  own token count as its line cost).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
-from typing import Literal
 
 import numpy as np
 
 from ..config import RetrievalConfig
-from ..records import Kind, Layer, MemoryRecord, Status, Trust, is_record_id, normalize_text
+from ..records import Kind, Layer, MemoryRecord, Status, Trust, is_record_id
 from ..tokens import count_tokens
 from .context import CandidateTrace, ContextItem, RecallTrace
 from .fusion import Candidate
@@ -55,7 +50,6 @@ from .render import (
 from .scoring import (
     ScoreParts,
     combine,
-    cosine,
     freshness,
     intent_match,
     semantic_score,
@@ -64,19 +58,12 @@ from .scoring import (
 from .text import NO_LIMIT, compress_text, content_terms
 
 __all__ = [
-    "ConstructItem",
-    "ConstructResult",
     "Scored",
-    "construct",
-    "item_freshness",
-    "near_duplicates",
     "pack",
-    "pack_in_order",
+    "place",
     "prism_total",
     "score_candidates",
     "select",
-    "semantic_scores",
-    "shingle_jaccard",
 ]
 
 #: long turns (the best by score) that compete as their passage in one packing
@@ -357,57 +344,74 @@ def _derived_sources(record: MemoryRecord) -> frozenset[str]:
     return frozenset(ids)
 
 
-def _greedy(
-    candidates: Sequence[ContextItem],
+def place(
     order: Sequence[int],
     line_tokens: Sequence[int],
-    raw_keys: Sequence[frozenset[str]],
-    sources: Sequence[frozenset[str]],
-    excluded: set[int],
-    frame: int,
     budget_tokens: int,
-    split: Mapping[str, float],
+    *,
+    sections: Sequence[str] | None = None,
+    headers: Sequence[Sequence[tuple[str, int]]] | None = None,
+    raw_keys: Sequence[frozenset[str]] | None = None,
+    sources: Sequence[frozenset[str]] | None = None,
+    excluded: AbstractSet[int] = frozenset(),
+    frame: int = 0,
+    split: Mapping[str, float] | None = None,
 ) -> list[int]:
-    """Greedy placement by priority: section caps first, then the rest of the budget.
+    """Greedy placement by priority (``order``): section caps first, then the rest of the
+    budget. What does not fit is skipped; a later, smaller item may still fit.
 
-    Headers (section title, date group) are priced with their first item; a derived item
-    (a fact or event) whose source turns are all placed already is skipped as redundant.
+    ``line_tokens`` is each item's own cost; ``headers`` its ``(key, tokens)`` headers
+    (section title, date group), priced with the first item that needs them; a derived item
+    (``sources``, a fact or event) whose source turns (``raw_keys``) are all placed already is
+    skipped as redundant. Without ``split`` there are no section caps.
+
+    >>> place([0, 1, 2], [50, 80, 20], 75)
+    [0, 2]
     """
     used = frame
     used_by_section: dict[str, int] = {}
-    headers: set[str] = set()
+    seen_headers: set[str] = set()
     placed: list[int] = []
     taken: set[int] = set()
     shown: set[str] = set()
-    for capped in (True, False):
+    for capped in (True, False) if split else (False,):
         for idx in order:
             if idx in taken or idx in excluded:
                 continue
-            item = candidates[idx]
-            if sources[idx] and sources[idx] <= shown:
+            if sources is not None and sources[idx] and sources[idx] <= shown:
                 continue
             cost = line_tokens[idx]
             new_headers = []
-            if item.section not in headers:
-                new_headers.append(item.section)
-                cost += _tokens(SECTION_TITLES[item.section]) + 1
-            key = group_key(item)
-            if key is not None and ("g:" + key) not in headers:
-                new_headers.append("g:" + key)
-                cost += _tokens(f"[{key}]") + 1
+            for key, header_tokens in headers[idx] if headers is not None else ():
+                if key not in seen_headers:
+                    new_headers.append(key)
+                    cost += header_tokens
             if used + cost > budget_tokens:
                 continue
-            if capped and used_by_section.get(item.section, 0) + cost > (
-                split.get(item.section, 0.0) * budget_tokens
+            section = sections[idx] if sections is not None else ""
+            if (
+                capped
+                and split is not None
+                and used_by_section.get(section, 0) + cost > split.get(section, 0.0) * budget_tokens
             ):
                 continue
             taken.add(idx)
             placed.append(idx)
-            headers.update(new_headers)
-            shown |= raw_keys[idx]
+            seen_headers.update(new_headers)
+            if raw_keys is not None:
+                shown |= raw_keys[idx]
             used += cost
-            used_by_section[item.section] = used_by_section.get(item.section, 0) + cost
+            used_by_section[section] = used_by_section.get(section, 0) + cost
     return placed
+
+
+def _headers(item: ContextItem) -> list[tuple[str, int]]:
+    """The headers a rendered item needs: its section title and its date group, if any."""
+    out = [(item.section, _tokens(SECTION_TITLES[item.section]) + 1)]
+    key = group_key(item)
+    if key is not None:
+        out.append(("g:" + key, _tokens(f"[{key}]") + 1))
+    return out
 
 
 def pack(
@@ -473,11 +477,22 @@ def pack(
     )
     raw_keys = [_turn_keys(c.record) for c in candidates]
     sources = [_derived_sources(c.record) for c in candidates]
+    sections = [c.section for c in candidates]
+    headers = [_headers(c) for c in candidates]
     excluded: set[int] = set()
     placed: list[int] = []
     for _ in range(3):  # a derived item made redundant by a later turn frees its tokens
-        placed = _greedy(
-            candidates, order, line_tokens, raw_keys, sources, excluded, frame, budget_tokens, split
+        placed = place(
+            order,
+            line_tokens,
+            budget_tokens,
+            sections=sections,
+            headers=headers,
+            raw_keys=raw_keys,
+            sources=sources,
+            excluded=excluded,
+            frame=frame,
+            split=split,
         )
         on_show: set[str] = set()
         for i in placed:
@@ -506,184 +521,3 @@ def pack(
     if not items:
         return [], "", 0
     return items, text, tokens
-
-
-# -- construct on items from any retriever -----------------------------------------------------
-@dataclass(frozen=True)
-class ConstructItem:
-    """One retrieved item (not necessarily a stored record) as the construct stage sees it."""
-
-    text: str
-    tokens: int
-    base_score: float | None = None
-    similarity: float | None = None
-    vector: Sequence[float] | None = None
-    time: datetime | None = None
-    utility: float = 0.5
-    importance: float = 0.5
-    task_id: str | None = None
-
-
-@dataclass
-class ConstructResult:
-    """What :func:`construct` kept (indices into the input, in output order) and why it cut."""
-
-    kept: list[int]
-    scores: list[float]
-    dropped: dict[int, str] = field(default_factory=dict)
-    tokens_in: int = 0
-    tokens_out: int = 0
-
-    @property
-    def tokens_saved(self) -> int:
-        return self.tokens_in - self.tokens_out
-
-
-def _utc(when: datetime | None) -> datetime:
-    if when is None:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
-
-
-def item_freshness(when: datetime | None, now: datetime, half_life_days: float) -> float:
-    """:func:`~.scoring.freshness` of an item's time (naive = UTC); 0.5 (neutral) without one."""
-    return 0.5 if when is None else freshness(_utc(when), now, half_life_days)
-
-
-def _shingles(text: str) -> frozenset[str]:
-    words = re.findall(r"\w+", normalize_text(text))
-    if len(words) < 3:
-        return frozenset([" ".join(words)] if words else [])
-    return frozenset(" ".join(words[i : i + 3]) for i in range(len(words) - 2))
-
-
-def shingle_jaccard(a: str, b: str) -> float:
-    """Jaccard overlap of word trigrams (casefolded): 1.0 for the same text."""
-    sa, sb = _shingles(a), _shingles(b)
-    if not sa or not sb:
-        return 1.0 if normalize_text(a) == normalize_text(b) else 0.0
-    return float(_jaccard_matrix([sa, sb])[0, 1])
-
-
-def semantic_scores(items: Sequence[ConstructItem]) -> list[float]:
-    """Relevance in [0, 1]: the similarity to the query when every item has one, else the
-    retriever's scores min-max normalised (scales differ between retrievers, ranks do not),
-    else the retriever's order."""
-    if items and all(c.similarity is not None for c in items):
-        return [min(1.0, max(0.0, float(c.similarity or 0.0))) for c in items]
-    known = [c.base_score for c in items if c.base_score is not None]
-    if not known:
-        n = len(items)
-        return [1.0 - i / n for i in range(n)]
-    lo, hi = min(known), max(known)
-    return [
-        0.0 if c.base_score is None else (1.0 if hi == lo else (c.base_score - lo) / (hi - lo))
-        for c in items
-    ]
-
-
-def near_duplicates(
-    order: Sequence[int],
-    items: Sequence[ConstructItem],
-    threshold: float,
-    text_threshold: float = 0.8,
-) -> dict[int, int]:
-    """``{dropped index: index of the kept near-duplicate}``, greedy in ``order``: cosine of
-    the vectors when both have one, else word-trigram Jaccard."""
-    kept: list[int] = []
-    dropped: dict[int, int] = {}
-    for i in order:
-        ci = items[i]
-        for j in kept:
-            cj = items[j]
-            if ci.vector is not None and cj.vector is not None:
-                similar = cosine(ci.vector, cj.vector) >= threshold
-            else:
-                similar = shingle_jaccard(ci.text, cj.text) >= text_threshold
-            if similar:
-                dropped[i] = j
-                break
-        else:
-            kept.append(i)
-    return dropped
-
-
-def pack_in_order(
-    order: Sequence[int], tokens: Sequence[int], budget_tokens: int | None
-) -> tuple[list[int], list[int]]:
-    """Greedy packing in ``order``: ``(kept, over_budget)``. ``None`` budget keeps all."""
-    if budget_tokens is None:
-        return list(order), []
-    kept: list[int] = []
-    over: list[int] = []
-    used = 0
-    for i in order:
-        if used + tokens[i] <= budget_tokens:
-            kept.append(i)
-            used += tokens[i]
-        else:
-            over.append(i)
-    return kept, over
-
-
-def construct(
-    items: Sequence[ConstructItem],
-    *,
-    weights: Mapping[str, float] | None = None,
-    half_life_days: float = 30.0,
-    task_id: str | None = None,
-    dedup_threshold: float = 0.92,
-    text_dup_threshold: float = 0.8,
-    budget_tokens: int | None = None,
-    top_n: int | None = None,
-    min_score: float = 0.0,
-    order: Literal["score", "time"] = "score",
-    now: datetime | None = None,
-) -> ConstructResult:
-    """Score, drop near-duplicates, cut to ``top_n`` / ``min_score``, pack, order."""
-    now = now or datetime.now(timezone.utc)
-    weights = RetrievalConfig().weights if weights is None else weights
-    semantic = semantic_scores(items)
-    scores = [
-        combine(
-            ScoreParts(
-                semantic=semantic[i],
-                fresh=item_freshness(c.time, now, half_life_days),
-                task=1.0 if task_id is not None and c.task_id == task_id else 0.0,
-                utility=c.utility,
-                importance=c.importance,
-                match=0.0,
-            ),
-            weights,
-            0.0,
-        )
-        for i, c in enumerate(items)
-    ]
-    ranked = sorted(range(len(items)), key=lambda i: (-scores[i], i))
-    dropped: dict[int, str] = {}
-    for i in ranked:
-        if scores[i] < min_score:
-            dropped[i] = f"score {scores[i]:.3f} below min_score {min_score}"
-    ranked = [i for i in ranked if i not in dropped]
-    for i, twin in near_duplicates(ranked, items, dedup_threshold, text_dup_threshold).items():
-        dropped[i] = f"near-duplicate of candidate {twin}"
-    ranked = [i for i in ranked if i not in dropped]
-    if top_n is not None:
-        for i in ranked[top_n:]:
-            dropped[i] = f"beyond top_n={top_n}"
-        ranked = ranked[:top_n]
-    kept, over = pack_in_order(ranked, [c.tokens for c in items], budget_tokens)
-    for i in over:
-        dropped[i] = f"{items[i].tokens} tokens do not fit the {budget_tokens}-token budget"
-    if order == "time":
-        timed = sorted(
-            (i for i in kept if items[i].time is not None), key=lambda i: _utc(items[i].time)
-        )
-        kept = timed + [i for i in kept if items[i].time is None]
-    return ConstructResult(
-        kept=kept,
-        scores=scores,
-        dropped=dropped,
-        tokens_in=sum(c.tokens for c in items),
-        tokens_out=sum(items[i].tokens for i in kept),
-    )

@@ -1,127 +1,190 @@
-"""The node-level selective-construct stage (pure functions of ``prism_memory.retrieval.construct``)."""
+"""The node-level selective-construct stage: ``PrismNodePostprocessor`` turns nodes into
+recall's candidates and runs the engine's one construct stage (``score_candidates``,
+``select``, ``place``)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
+import pytest
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from llamaindex_prism import PrismNodePostprocessor
 from llamaindex_prism.memory_block import shrink_context
-from prism_memory.retrieval.construct import ConstructItem as Candidate
-from prism_memory.retrieval.construct import (
-    construct,
-    near_duplicates,
-    semantic_scores,
-    shingle_jaccard,
-)
-from prism_memory.retrieval.construct import item_freshness as node_freshness
-from prism_memory.retrieval.construct import pack_in_order as pack
+from prism_memory.retrieval.construct import place
 from prism_memory.tokens import count_tokens
 
-NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)
+NOW = datetime.now(timezone.utc)
+DIM = 6
 
 
-def cand(text: str, **kw: object) -> Candidate:
-    return Candidate(text=text, tokens=count_tokens(text), **kw)  # type: ignore[arg-type]
+def vec(similarity: float, axis: int) -> list[float]:
+    """A unit vector whose cosine to the query (axis 0) is ``similarity``."""
+    out = [0.0] * DIM
+    out[0] = similarity
+    out[axis] = math.sqrt(max(0.0, 1.0 - similarity**2))
+    return out
+
+
+class MapEmbedder:
+    """Fixed vectors per text; the query is axis 0."""
+
+    def __init__(self, vectors: Mapping[str, Sequence[float]]) -> None:
+        self.vectors = vectors
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    @property
+    def name(self) -> str:
+        return "map"
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(self.vectors[t]) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0] + [0.0] * (DIM - 1)
+
+
+def nodes(*items: tuple[str, float | None, dict[str, object]]) -> list[NodeWithScore]:
+    return [NodeWithScore(node=TextNode(text=t, metadata=m), score=s) for t, s, m in items]
+
+
+def post(
+    vectors: Mapping[str, Sequence[float]] | None = None, **kw: object
+) -> PrismNodePostprocessor:
+    embedder = MapEmbedder(vectors) if vectors is not None else None
+    kw.setdefault("budget_tokens", None)
+    return PrismNodePostprocessor(embedder=embedder, **kw)
 
 
 def test_semantic_prefers_query_similarity_and_clips_it() -> None:
-    cs = [cand("a", similarity=0.8, base_score=0.1), cand("b", similarity=-0.2, base_score=9)]
-    assert semantic_scores(cs) == [0.8, 0.0]
+    ns = nodes(("a", 0.1, {}), ("b", 9.0, {}))
+    r = post({"a": vec(0.8, 1), "b": vec(-0.2, 2)}, weights={"semantic": 1.0}).explain(ns, "q")
+    assert r.scores == pytest.approx([0.8, 0.0])
 
 
 def test_semantic_normalises_retriever_scores_on_any_scale() -> None:
-    cs = [cand("a", base_score=12.0), cand("b", base_score=4.0), cand("c", base_score=8.0)]
-    assert semantic_scores(cs) == [1.0, 0.0, 0.5]
+    ns = nodes(("alpha", 12.0, {}), ("bravo", 4.0, {}), ("charlie", 8.0, {}))
+    r = post(weights={"semantic": 1.0}).explain(ns, "q")
+    assert r.scores == pytest.approx([1.0, 0.0, 0.5])
 
 
 def test_semantic_without_any_score_keeps_retriever_order() -> None:
-    s = semantic_scores([cand("a"), cand("b"), cand("c")])
+    ns = nodes(("alpha", None, {}), ("bravo", None, {}), ("charlie", None, {}))
+    s = post(weights={"semantic": 1.0}).explain(ns, "q").scores
     assert s[0] > s[1] > s[2]
 
 
 def test_freshness_halves_per_half_life_and_is_neutral_without_time() -> None:
-    assert node_freshness(NOW - timedelta(days=30), NOW, 30.0) == 0.5
-    assert node_freshness(None, NOW, 30.0) == 0.5
-    assert node_freshness(NOW + timedelta(days=1), NOW, 30.0) == 1.0
+    ns = nodes(
+        ("month old", 1.0, {"date": (NOW - timedelta(days=30)).isoformat()}),
+        ("undated", 1.0, {}),
+        ("tomorrow", 1.0, {"date": (NOW + timedelta(days=1)).isoformat()}),
+    )
+    r = post(weights={"fresh": 1.0}, half_life_days=30.0).explain(ns, "q")
+    assert r.scores == pytest.approx([0.5, 0.5, 1.0], abs=1e-3)
 
 
-def test_near_duplicates_by_vector_keep_the_first_in_order() -> None:
-    cs = [
-        cand("x", vector=[1.0, 0.0]),
-        cand("y", vector=[0.99, 0.05]),
-        cand("z", vector=[0.0, 1.0]),
-    ]
-    assert near_duplicates([0, 1, 2], cs, threshold=0.95) == {1: 0}
-    assert near_duplicates([1, 0, 2], cs, threshold=0.95) == {0: 1}
+def test_near_duplicates_by_vector_keep_the_better_scored() -> None:
+    vectors = {"x": vec(1.0, 1), "y": vec(0.99, 1), "z": vec(0.0, 2)}
+    ns = nodes(("x", None, {}), ("y", None, {}), ("z", None, {}))
+    r = post(vectors, dedup_threshold=0.95).explain(ns, "q")
+    assert r.kept == [0, 2]
+    assert "near-duplicate" in r.dropped[1]
+    swapped = {"x": vec(0.99, 1), "y": vec(1.0, 1), "z": vec(0.0, 2)}
+    r = post(swapped, dedup_threshold=0.95).explain(ns, "q")
+    assert r.kept == [1, 2]
+    assert "near-duplicate" in r.dropped[0]
 
 
-def test_near_duplicates_without_vectors_use_word_trigrams() -> None:
+def test_near_duplicates_without_vectors_use_word_sets() -> None:
     a = "The refund window is thirty days from the delivery date."
     b = "the refund window is thirty days from the delivery date"
     c = "Shipping to Canada takes five business days."
-    assert shingle_jaccard(a, b) == 1.0
-    assert near_duplicates([0, 1, 2], [cand(a), cand(b), cand(c)], threshold=0.9) == {1: 0}
+    r = post().explain(nodes((a, 3.0, {}), (b, 2.0, {}), (c, 1.0, {})), "refund")
+    assert set(r.dropped) == {0}  # recall's dedup keeps the cheaper copy, at the better score
+    assert "near-duplicate" in r.dropped[0]
+    assert r.kept == [1, 2]
 
 
-def test_pack_skips_what_does_not_fit_and_keeps_smaller_items() -> None:
-    kept, over = pack([0, 1, 2], [50, 80, 20], budget_tokens=75)
-    assert kept == [0, 2]
-    assert over == [1]
-    assert pack([0, 1], [5, 5], None) == ([0, 1], [])
+def test_place_skips_what_does_not_fit_and_keeps_smaller_items() -> None:
+    assert place([0, 1, 2], [50, 80, 20], 75) == [0, 2]
+    assert place([0, 1], [5, 5], 10) == [0, 1]
 
 
 def test_construct_dedups_budgets_and_explains_every_cut() -> None:
     long = "Refunds are issued to the original payment method within ten business days. " * 4
-    cs = [
-        cand("Refunds take ten business days.", similarity=0.9, vector=[1.0, 0.0, 0.0]),
-        cand("Refunds take ten business days!", similarity=0.89, vector=[1.0, 0.01, 0.0]),
-        cand(long, similarity=0.7, vector=[0.0, 1.0, 0.0]),
-        cand("Our office dog is called Biscuit.", similarity=0.1, vector=[0.0, 0.0, 1.0]),
+    texts = [
+        "Refunds take ten business days.",
+        "Refunds take ten business days!",
+        long,
+        "Our office dog is called Biscuit.",
     ]
-    result = construct(cs, budget_tokens=30, now=NOW)
+    vectors = {
+        texts[0]: vec(0.9, 1),
+        texts[1]: [0.89, math.sqrt(1 - 0.89**2), 0.0, 0.0, 0.0, 0.0],
+        texts[2]: vec(0.7, 2),
+        texts[3]: vec(0.1, 3),
+    }
+    result = post(vectors, budget_tokens=30).explain(nodes(*((t, None, {}) for t in texts)), "q")
     assert result.kept == [0, 3]
-    assert "near-duplicate of candidate 0" in result.dropped[1]
+    assert "near-duplicate" in result.dropped[1]
     assert "do not fit" in result.dropped[2]
     assert result.tokens_out <= 30
     assert result.tokens_saved == result.tokens_in - result.tokens_out > 0
 
 
 def test_construct_top_n_min_score_and_weights() -> None:
-    cs = [cand(f"fact number {i}", similarity=s) for i, s in enumerate([0.9, 0.5, 0.2])]
+    texts = [f"fact number {i}" for i in range(3)]
+    vectors = {t: vec(s, i + 1) for i, (t, s) in enumerate(zip(texts, [0.9, 0.5, 0.2]))}
+    ns = nodes(*((t, None, {}) for t in texts))
     only_semantic = {"semantic": 1.0}
-    r = construct(cs, weights=only_semantic, top_n=2, now=NOW)
+    r = post(vectors, weights=only_semantic, top_n=2).explain(ns, "q")
     assert r.kept == [0, 1]
     assert "top_n" in r.dropped[2]
-    r = construct(cs, weights=only_semantic, min_score=0.4, now=NOW)
+    r = post(vectors, weights=only_semantic, min_score=0.4).explain(ns, "q")
     assert r.kept == [0, 1]
     assert "min_score" in r.dropped[2]
-    assert r.scores == [0.9, 0.5, 0.2]
+    assert r.scores == pytest.approx([0.9, 0.5, 0.2])
 
 
 def test_construct_task_and_importance_change_the_ranking() -> None:
-    cs = [
-        cand("flight booked for Monday", similarity=0.6, task_id="trip"),
-        cand("hotel has a pool", similarity=0.65),
-    ]
-    plain = construct(cs, weights={"semantic": 1.0, "task": 1.0}, now=NOW)
+    vectors = {"flight booked for Monday": vec(0.6, 1), "hotel has a pool": vec(0.65, 2)}
+    ns = nodes(
+        ("flight booked for Monday", None, {"task_id": "trip"}), ("hotel has a pool", None, {})
+    )
+    weights = {"semantic": 1.0, "task": 1.0}
+    plain = post(vectors, weights=weights).explain(ns, "q")
     assert plain.kept == [1, 0]  # no task given: the task weight scores nobody
-    tasked = construct(cs, weights={"semantic": 1.0, "task": 1.0}, task_id="trip", now=NOW)
+    tasked = post(vectors, weights=weights, task_id="trip").explain(ns, "q")
     assert tasked.kept == [0, 1]
 
 
 def test_construct_time_order_puts_undated_items_last() -> None:
-    cs = [
-        cand("third", similarity=0.9, time=NOW - timedelta(days=1)),
-        cand("undated", similarity=0.95),
-        cand("first", similarity=0.5, time=NOW - timedelta(days=30)),
-        cand("second", similarity=0.7, time=(NOW - timedelta(days=10)).replace(tzinfo=None)),
-    ]
-    r = construct(cs, order="time", now=NOW, dedup_threshold=1.0, text_dup_threshold=1.0)
-    assert [cs[i].text for i in r.kept] == ["first", "second", "third", "undated"]
+    ns = nodes(
+        ("third", None, {"date": NOW - timedelta(days=1)}),
+        ("undated", None, {}),
+        ("first", None, {"date": NOW - timedelta(days=30)}),
+        ("second", None, {"date": (NOW - timedelta(days=10)).replace(tzinfo=None)}),
+    )
+    vectors = {
+        "third": vec(0.9, 1),
+        "undated": vec(0.95, 2),
+        "first": vec(0.5, 3),
+        "second": vec(0.7, 4),
+    }
+    r = post(vectors, order="time", dedup_threshold=1.0).explain(ns, "q")
+    assert [ns[i].node.get_content() for i in r.kept] == ["first", "second", "third", "undated"]
 
 
 def test_construct_on_nothing() -> None:
-    r = construct([], budget_tokens=10)
+    r = post(budget_tokens=10).explain([], "q")
     assert r.kept == [] and r.tokens_in == 0
+    assert post().postprocess_nodes([], query_str="q") == []
 
 
 CONTEXT = "\n".join(
