@@ -66,6 +66,8 @@ __all__ = [
     "select",
 ]
 
+#: tokens the line-by-line estimate of a rendered context may be off by (joins, headers)
+_UPGRADE_SLACK = 4
 #: long turns (the best by score) that compete as their passage in one packing
 _PASSAGES = 24
 DENSE_ROUTES = frozenset({"dense", "entity", "speaker", "time"})  # scores are cosines
@@ -508,7 +510,11 @@ def pack(
     for pos in sorted(
         (k for k, i in enumerate(placed) if i in whole), key=lambda k: -items[k].score
     ):
-        trial = [*items[:pos], whole[placed[pos]], *items[pos + 1 :]]
+        full = whole[placed[pos]]
+        grow = _tokens(item_line(full)) - _tokens(item_line(items[pos]))
+        if tokens + grow > budget_tokens + _UPGRADE_SLACK:
+            continue  # cannot fit: no need to render it to know
+        trial = [*items[:pos], full, *items[pos + 1 :]]
         trial_text = render(trial)
         trial_tokens = count_tokens(trial_text)
         if trial_tokens <= budget_tokens:
