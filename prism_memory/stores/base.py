@@ -8,7 +8,8 @@ Design:
   all sent to the engine in one batch. Per-route hit lists come back so the caller can fuse them
   (pure functions in ``retrieval/fusion.py``) and know which routes found each record.
   Ranking is retrieval's: a store never fuses or scores; ``hybrid_query`` is a convenience
-  that runs the two hybrid routes (:func:`hybrid_routes`) and hands them to retrieval's RRF.
+  that runs the two hybrid routes (:func:`hybrid_routes`) with their vectors and hands them
+  to retrieval's RRF and relevance score.
 - :class:`StoreBase` holds the logic both engines share.
 """
 
@@ -172,6 +173,7 @@ class MemoryStore(Protocol):
         prefetch_limit: int = 64,
         rrf_k: int = 60,
         with_vectors: bool = False,
+        score_threshold: float | None = None,
     ) -> list[ScoredRecord]: ...
 
     def facet(
@@ -247,9 +249,19 @@ class StoreBase(ABC):
         prefetch_limit: int = 64,
         rrf_k: int = 60,
         with_vectors: bool = False,
+        score_threshold: float | None = None,
     ) -> list[ScoredRecord]:
-        """Dense + BM25 prefetch in one batched engine call, fused by retrieval's RRF."""
+        """Dense + BM25 prefetch in one batched engine call, fused by retrieval's RRF; each
+        hit's ``score`` is its relevance to ``dense`` (the vectors come with the hits),
+        hits below ``score_threshold`` are dropped; ``with_vectors`` keeps them on the hits."""
         results = self.query_routes(
-            scope, hybrid_routes(dense, sparse, prefetch_limit), flt, with_vectors=with_vectors
+            scope, hybrid_routes(dense, sparse, prefetch_limit), flt, with_vectors=True
         )
-        return scored_records(results, k=rrf_k, limit=limit)
+        return scored_records(
+            results,
+            dense,
+            k=rrf_k,
+            limit=limit,
+            score_threshold=score_threshold,
+            keep_vectors=with_vectors,
+        )
