@@ -33,9 +33,10 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from prism_memory.records import MemoryRecord
+from prism_memory.retrieval.scoring import check_score_threshold
 
 from ._scope import MemoryFirstArg, recall_outside_session
 
@@ -126,6 +127,11 @@ class PrismRetriever(MemoryFirstArg, BaseRetriever):
         description="Drop documents whose score (relevance: cosine of query and record, "
         "clipped to [0, 1]) is below this. None keeps every document.",
     )
+
+    @field_validator("score_threshold", mode="before")
+    @classmethod
+    def _check_threshold(cls, value: Any) -> float | None:
+        return check_score_threshold(value)  # no bool or str coercion: the core's rule
 
     @model_validator(mode="after")
     def _check(self) -> PrismRetriever:
