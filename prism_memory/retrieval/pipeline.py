@@ -11,7 +11,8 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   vectors returned, fused (RRF / DBSF) into a pool; neighbours of short episodic hits come
   from one more batched call only when expansion is on and needed.
 - Scores: ``search`` hits carry ``score`` = relevance (``scoring.relevance``: cosine of query
-  and record vectors, clipped to [0, 1], the vectors fetched with the hits) and
+  and record vectors, clipped to [0, 1]; the vectors of the hits kept fetched by id after
+  fusion, one ``get_vectors`` call without a threshold) and
   ``rank_score`` = the fused value they are ordered by. Recall items keep ``score`` = the PRISM
   score they are ranked by and carry ``relevance`` (same function; the shown records' vectors
   come from the pool or one ``get_vectors`` call).
@@ -235,13 +236,14 @@ class RecallPipeline:
         routes = hybrid_routes(
             qvec, self.engine.sparse.query(query), prefetch_limit=max(limit * 4, 32)
         )
-        results = self.engine.store.query_routes(scope, routes, flt, with_vectors=True)
+        store = self.engine.store
         return scored_records(
-            results,
+            store.query_routes(scope, routes, flt),
             qvec,
             k=self.engine.config.retrieval.rrf_k,
             limit=limit,
             score_threshold=threshold,
+            fetch_vectors=lambda ids: store.get_vectors(ids, scope),
         )
 
     # -- recall -------------------------------------------------------------------------

@@ -8,8 +8,8 @@ Design:
   all sent to the engine in one batch. Per-route hit lists come back so the caller can fuse them
   (pure functions in ``retrieval/fusion.py``) and know which routes found each record.
   Ranking is retrieval's: a store never fuses or scores; ``hybrid_query`` is a convenience
-  that runs the two hybrid routes (:func:`hybrid_routes`) with their vectors and hands them
-  to retrieval's RRF and relevance score.
+  that runs the two hybrid routes (:func:`hybrid_routes`) and hands them to retrieval's RRF
+  and relevance score (with the store's ``get_vectors`` to fetch the vectors it needs).
 - :class:`StoreBase` holds the logic both engines share.
 """
 
@@ -238,6 +238,10 @@ class StoreBase(ABC):
     ) -> dict[str, list[RouteHit]]:
         """Run every route in one batch; per-route hit lists, best first."""
 
+    @abstractmethod
+    def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
+        """The dense vectors of the records ``ids`` in ``scope`` (missing ids left out)."""
+
     def hybrid_query(
         self,
         scope: Scope,
@@ -252,10 +256,11 @@ class StoreBase(ABC):
         score_threshold: float | None = None,
     ) -> list[ScoredRecord]:
         """Dense + BM25 prefetch in one batched engine call, fused by retrieval's RRF; each
-        hit's ``score`` is its relevance to ``dense`` (the vectors come with the hits),
-        hits below ``score_threshold`` are dropped; ``with_vectors`` keeps them on the hits."""
+        hit's ``score`` is its relevance to ``dense`` (vectors fetched by id for the hits
+        kept), hits below ``score_threshold`` are dropped; ``with_vectors`` returns every
+        hit's vector with the routes and keeps it on the hit."""
         results = self.query_routes(
-            scope, hybrid_routes(dense, sparse, prefetch_limit), flt, with_vectors=True
+            scope, hybrid_routes(dense, sparse, prefetch_limit), flt, with_vectors=with_vectors
         )
         return scored_records(
             results,
@@ -264,4 +269,5 @@ class StoreBase(ABC):
             limit=limit,
             score_threshold=score_threshold,
             keep_vectors=with_vectors,
+            fetch_vectors=lambda ids: self.get_vectors(ids, scope),
         )
