@@ -5,7 +5,11 @@ Design:
   construct within ``budget_tokens``) and returns the records that made it into the context,
   in context order, at most ``k``. ``mode="search"`` returns the top ``k`` hybrid-search hits.
 - Every ``Document`` carries the record's id, layer, kind, score, event time, the routes
-  that found it and its source, so a chain can cite or filter them.
+  that found it and its source, so a chain can cite or filter them. ``score`` is the
+  record's relevance in [0, 1] (cosine of query and record vectors, clipped: the
+  ``Memory.search`` score, or a recall item's ``relevance``); ``rank_score`` is the value
+  the documents are ordered by (the RRF value in search mode, the PRISM score in recall
+  mode). ``score_threshold`` drops documents whose ``score`` is below it, in both modes.
 - In recall mode the current conversation is left out: the turns of the current session
   (``session_id``, else the run config's ``configurable`` ``session_id`` / ``thread_id``, as
   LangGraph sets them), buffered or already moved to the episodic layer, are the
@@ -29,9 +33,10 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from prism_memory.records import MemoryRecord
+from prism_memory.retrieval.scoring import check_score_threshold
 
 from ._scope import MemoryFirstArg, recall_outside_session
 
@@ -44,9 +49,15 @@ _RUN_CONFIGURABLE: ContextVar[Mapping[str, Any] | None] = ContextVar(
 
 
 def record_document(
-    record: MemoryRecord, *, score: float | None = None, routes: list[str] | None = None
+    record: MemoryRecord,
+    *,
+    score: float | None = None,
+    routes: list[str] | None = None,
+    rank_score: float | None = None,
 ) -> Document:
-    """A memory record as a ``Document`` (text as content, provenance in metadata)."""
+    """A memory record as a ``Document`` (text as content, provenance in metadata).
+
+    ``score``: relevance in [0, 1]; ``rank_score``: the value the hit was ranked by."""
     return Document(
         id=record.id,
         page_content=record.text,
@@ -55,6 +66,7 @@ def record_document(
             "layer": record.layer.value,
             "kind": record.kind.value,
             "score": score,
+            "rank_score": rank_score,
             "event_time": record.time.isoformat(),
             "routes": list(routes or []),
             "source": record.provenance.source.value,
@@ -108,6 +120,18 @@ class PrismRetriever(MemoryFirstArg, BaseRetriever):
         default=None, description="Memory.search filters (search mode), e.g. {'kind': 'fact'}."
     )
     intent: Any = Field(default=None, description="A prism_memory Intent for recall mode.")
+    score_threshold: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Drop documents whose score (relevance: cosine of query and record, "
+        "clipped to [0, 1]) is below this. None keeps every document.",
+    )
+
+    @field_validator("score_threshold", mode="before")
+    @classmethod
+    def _check_threshold(cls, value: Any) -> float | None:
+        return check_score_threshold(value)  # no bool or str coercion: the core's rule
 
     @model_validator(mode="after")
     def _check(self) -> PrismRetriever:
@@ -119,8 +143,17 @@ class PrismRetriever(MemoryFirstArg, BaseRetriever):
         if not query.strip():
             return []  # nothing to look for; an empty query is not an error in a chain
         if self.mode == "search":
-            hits = self.memory.search(query, limit=limit, filters=self.filters, **self.scope)
-            return [record_document(h.record, score=h.score, routes=h.routes) for h in hits]
+            hits = self.memory.search(
+                query,
+                limit=limit,
+                filters=self.filters,
+                score_threshold=self.score_threshold,
+                **self.scope,
+            )
+            return [
+                record_document(h.record, score=h.score, routes=h.routes, rank_score=h.rank_score)
+                for h in hits
+            ]
         scope = dict(self.scope)
         configurable = _RUN_CONFIGURABLE.get() or {}
         session = self.session_id or configurable.get("session_id") or configurable.get("thread_id")
@@ -131,13 +164,19 @@ class PrismRetriever(MemoryFirstArg, BaseRetriever):
         )
         shown = {item.record.id: item for item in getattr(ctx, "items", [])}
         docs: list[Document] = []
-        for record in ctx.records[:limit]:
+        for record in ctx.records:
+            if len(docs) >= limit:
+                break
             item = shown.get(record.id)
+            score = item.relevance if item is not None else None
+            if self.score_threshold is not None and (score is None or score < self.score_threshold):
+                continue
             docs.append(
                 record_document(
                     record,
-                    score=item.score if item is not None else None,
+                    score=score,
                     routes=item.routes if item is not None else None,
+                    rank_score=item.score if item is not None else None,
                 )
             )
         return docs

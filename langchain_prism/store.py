@@ -23,8 +23,14 @@ Design:
   a query the items come in ``InMemoryStore``'s order (namespaces in the order they became
   non-empty, keys in the order they were created). With a query PRISM's hybrid search (dense +
   BM25, RRF) ranks the hits and ``score`` is the cosine similarity of the query and the item's
-  vector, clipped to [0, 1]; unindexed matches fill up the page as in ``InMemoryStore``. Value
-  filters are applied in Python, exactly.
+  vector, clipped to [0, 1] (the core's one relevance function, computed in the store's
+  ``hybrid_query``, the same value as a ``Memory.search`` score); unindexed matches fill up
+  the page as in ``InMemoryStore``. Value filters are applied in Python, exactly.
+- ``score_threshold``: LangGraph's ``BaseStore.search`` and ``SearchOp`` have no such
+  parameter, so it is a constructor option (every query search, ``batch`` included) and an
+  extra keyword of this store's ``search`` / ``asearch`` (carried to ``_search`` by a context
+  variable). With a threshold, hits below it are dropped and unindexed items (no score) do
+  not fill up the page.
 - ``batch`` answers every read against the state before the batch, then applies its puts
   deduplicated per (namespace, key), the last one winning, as ``InMemoryStore`` does;
   ``abatch`` runs ``batch`` in a worker thread.
@@ -37,11 +43,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from langchain_prism._namespaces import (
@@ -58,6 +64,7 @@ from langchain_prism._namespaces import (
 )
 from prism_memory.errors import QuarantinedError
 from prism_memory.records import MemoryRecord, Scope, Trust
+from prism_memory.retrieval.scoring import check_score_threshold
 from prism_memory.safety import redact_value
 from prism_memory.stores.filters import Condition, RecordFilter, parse_filters
 
@@ -148,15 +155,9 @@ def index_text(value: Mapping[str, Any], fields: list[str] | None) -> tuple[str,
     return "\n".join(lines)[:_MAX_TEXT].strip(), indexed
 
 
-def _score(query: list[float], vector: list[float] | None, routes: Mapping[str, float]) -> float:
-    """A hit's relevance: the cosine similarity of query and item vectors, clipped to [0, 1]."""
-    if vector:
-        nq = math.sqrt(sum(x * x for x in query))
-        nv = math.sqrt(sum(x * x for x in vector))
-        cos = sum(x * y for x, y in zip(query, vector)) / (nq * nv) if nq and nv else 0.0
-    else:
-        cos = routes.get("dense", 0.0)
-    return min(1.0, max(0.0, float(cos)))
+#: the ``score_threshold`` of the ``search`` / ``asearch`` call being run (``SearchOp`` has no
+#: such field, so it reaches ``_search`` through the context)
+_CALL_THRESHOLD: ContextVar[float | None] = ContextVar("prism_store_threshold", default=None)
 
 
 def _ns_time(record: MemoryRecord) -> int:
@@ -202,8 +203,11 @@ class PrismStore(BaseStore):
         index: Mapping[str, Any] | None = None,
         source: str = "system",
         screen: bool = False,
+        score_threshold: float | None = None,
     ) -> None:
         self.memory = check_memory(memory, "PrismStore")
+        #: query searches drop hits whose ``score`` (relevance in [0, 1]) is below this
+        self.score_threshold = check_score_threshold(score_threshold)
         Scope.of(agent_id=agent_id)  # validate early
         self.agent_id = agent_id
         fields = (index or {}).get("fields") or ["$"]
@@ -253,6 +257,62 @@ class PrismStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
+
+    # -- search with a threshold --------------------------------------------------------
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        score_threshold: float | None = None,
+    ) -> list[SearchItem]:
+        """``BaseStore.search``, plus ``score_threshold``: with a ``query``, hits whose
+        ``score`` (relevance in [0, 1]) is below it are dropped, and unindexed items (no
+        score) no longer fill up the page. Default: the store's ``score_threshold``."""
+        token = _CALL_THRESHOLD.set(check_score_threshold(score_threshold))
+        try:
+            return super().search(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        finally:
+            _CALL_THRESHOLD.reset(token)
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        score_threshold: float | None = None,
+    ) -> list[SearchItem]:
+        """The async twin of :meth:`search` (``abatch`` runs in a worker thread that sees
+        the threshold: ``asyncio.to_thread`` copies the context)."""
+        token = _CALL_THRESHOLD.set(check_score_threshold(score_threshold))
+        try:
+            return await super().asearch(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        finally:
+            _CALL_THRESHOLD.reset(token)
 
     # -- get ----------------------------------------------------------------------------
     @staticmethod
@@ -560,6 +620,8 @@ class PrismStore(BaseStore):
             found = self._matching(namespaces, op.filter, {})
             return [self._item(r, search=True) for r in found[op.offset : op.offset + op.limit]]
         need = op.offset + op.limit
+        threshold = _CALL_THRESHOLD.get()
+        threshold = self.score_threshold if threshold is None else threshold
         extra: dict[str, Any] = {"metadata.indexed": "yes"}
         unscored: list[MemoryRecord] | None = None
         if op.filter:  # the filter is applied here, exactly: the query ranks what passes it
@@ -577,13 +639,10 @@ class PrismStore(BaseStore):
                 limit=need,
                 prefetch_limit=max(need * 4, 32),
                 rrf_k=self.memory.config.retrieval.rrf_k,
-                with_vectors=True,
+                score_threshold=threshold,
             )
-            ranked = [
-                (_score(query_vec, h.vector, h.route_scores), h.record)
-                for h in hits[max(op.offset, 0) : need]
-            ]
-        if len(ranked) < op.limit:
+            ranked = [(h.score, h.record) for h in hits[max(op.offset, 0) : need]]
+        if len(ranked) < op.limit and threshold is None:
             # as InMemoryStore: unindexed matches fill up the page, in order, from the first
             if unscored is None:
                 unscored = self._matching(namespaces, None, {"metadata.indexed": "no"})

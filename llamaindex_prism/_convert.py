@@ -159,15 +159,20 @@ def record_and_score(item: Any, rank: int) -> tuple[MemoryRecord, float, str]:
     """``(record, score, text)`` of a recall item (``ContextItem``, ``ScoredRecord`` or record).
 
     A ``ContextItem`` brings the text PRISM chose to show (a long turn may be cut to the
-    sentences the query needs, which is what the token budget paid for). A bare record has no
-    score of its own; its rank stands in (``1 / (rank + 1)``), keeping the engine's order.
+    sentences the query needs, which is what the token budget paid for) and its
+    ``relevance`` (cosine of query and record, in [0, 1]), which is the score; an item built
+    without one falls back to its ``score``, as does a ``ScoredRecord`` (whose ``score`` is
+    that relevance). A bare record has no score of its own; its rank stands in
+    (``1 / (rank + 1)``), keeping the engine's order.
     """
     record = getattr(item, "record", item)
     if not isinstance(record, MemoryRecord):
         raise TypeError(f"expected a MemoryRecord or a recall item, got {type(item).__name__}")
     shown = getattr(item, "shown", None)
     text = shown if isinstance(shown, str) and shown.strip() else record.text
-    score = getattr(item, "score", None)
+    score = getattr(item, "relevance", None)
+    if score is None:
+        score = getattr(item, "score", None)
     if isinstance(score, (int, float)) and not isinstance(score, bool):
         return record, float(score), text
     return record, 1.0 / (rank + 1), text

@@ -5,8 +5,11 @@ Design:
   selective construction happen in the engine, so the nodes are already deduplicated and fit
   ``budget_tokens``. Each record becomes a ``NodeWithScore(TextNode)`` whose id is the
   record id, whose text is what PRISM chose to show (a long turn may be cut to the sentences
-  the query needs: ``metadata["compressed"]``), whose score is PRISM's, and whose metadata
-  is the record's (only time and speaker reach the LLM).
+  the query needs: ``metadata["compressed"]``), whose score is the record's relevance (the
+  cosine of query and record vectors clipped to [0, 1], ``ContextItem.relevance``: the same
+  value as a ``Memory.search`` score; the nodes keep PRISM's context order, not the score's),
+  and whose metadata is the record's (only time and speaker reach the LLM).
+- ``score_threshold`` drops nodes whose score is below it.
 - Plugs into ``RetrieverQueryEngine``, ``CondensePlusContextChatEngine``, routers and tools
   like any retriever; ``_aretrieve`` runs the same call in a worker thread.
 """
@@ -20,7 +23,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from prism_memory import ConfigError, Scope
+from prism_memory import ConfigError, Scope, ValidationError
+from prism_memory.retrieval.scoring import check_score_threshold
 
 from ._convert import as_intent, check_memory, context_records, record_and_score, record_to_node
 
@@ -57,6 +61,7 @@ class PrismRetriever(BaseRetriever):
         budget_tokens: int = 1000,
         intent: Any = None,
         config: Any = None,
+        score_threshold: float | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -69,6 +74,10 @@ class PrismRetriever(BaseRetriever):
         ):
             raise ConfigError(f"budget_tokens must be a positive integer, got {budget_tokens!r}")
         self._budget_tokens = budget_tokens
+        try:
+            self._score_threshold = check_score_threshold(score_threshold)
+        except ValidationError as exc:
+            raise ConfigError(str(exc)) from None
         self._intent = intent
         self._config = config
         super().__init__(callback_manager=callback_manager, verbose=verbose)
@@ -95,10 +104,13 @@ class PrismRetriever(BaseRetriever):
             intent=as_intent(self._memory, self._intent),
             config=self._config,
         )
-        return [
+        nodes = [
             record_to_node(*record_and_score(item, rank))
             for rank, item in enumerate(context_records(context))
         ]
+        if self._score_threshold is None:
+            return nodes
+        return [n for n in nodes if (n.score or 0.0) >= self._score_threshold]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return await asyncio.to_thread(self._retrieve, query_bundle)

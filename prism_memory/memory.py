@@ -746,11 +746,16 @@ class Memory:
         limit: int = 10,
         filters: dict[str, Any] | None = None,
         include_history: bool = False,
+        score_threshold: float | None = None,
     ) -> builtins.list[ScoredRecord]:
-        """Hybrid search (dense + BM25, RRF) within the scope; best first.
+        """Hybrid search (dense + BM25, RRF) within the scope; best-ranked first.
 
-        Each hit carries ``score`` and ``routes`` (which of ``dense`` / ``bm25`` found it).
-        Superseded and quarantined records are left out unless ``include_history=True``.
+        Each hit carries ``score``, its relevance in [0, 1] (the cosine similarity of the
+        query and the record's vector, clipped to [0, 1], whichever route found it),
+        ``rank_score`` (the RRF value the hits are ordered by) and ``routes`` (which of
+        ``dense`` / ``bm25`` found it). ``score_threshold`` (in [0, 1]) drops hits whose
+        ``score`` is below it. Superseded and quarantined records are left out unless
+        ``include_history=True``.
         """
         return self._recall.search(
             query,
@@ -760,6 +765,7 @@ class Memory:
             limit=limit,
             filters=filters,
             include_history=include_history,
+            score_threshold=score_threshold,
         )
 
     def recall(

@@ -415,12 +415,23 @@ class MemoryRecord(BaseModel):
 
 
 class ScoredRecord(BaseModel):
-    """A search hit: the record, its fused score and the retrieval routes that found it."""
+    """A search hit: the record, its relevance, its rank score and the routes that found it.
+
+    - ``score``: relevance in [0, 1], the cosine similarity of the query and the record's
+      dense vector clipped to [0, 1] (``retrieval.scoring.relevance``), whichever route found
+      it (a BM25-only hit gets its cosine too). Threshold it, or compare it with other vector
+      stores' cosine scores.
+    - ``rank_score``: the fused value the hits are ordered by (RRF over the routes), so hits
+      come best-ranked first and ``score`` need not decrease along the list.
+    - ``routes`` / ``route_scores``: the routes that found the record and its raw score in
+      each (cosine for ``dense``, BM25 for ``bm25``).
+    """
 
     record: MemoryRecord
     score: float
     routes: list[str] = Field(default_factory=list)
     route_scores: dict[str, float] = Field(default_factory=dict)
+    rank_score: float = 0.0
     vector: list[float] | None = Field(default=None, repr=False, exclude=True)
 
     @property

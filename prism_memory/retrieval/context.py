@@ -70,7 +70,12 @@ class RecallTrace:
 
 @dataclass
 class ContextItem:
-    """A record as shown in the context: its section and the text actually rendered."""
+    """A record as shown in the context: its section and the text actually rendered.
+
+    ``score`` is the PRISM score the record was ranked by (its scale depends on the weights);
+    ``relevance`` is the cosine of the query and the record's vector clipped to [0, 1] (the
+    same value as a ``Memory.search`` hit's ``score``), ``None`` on items built by hand.
+    """
 
     record: MemoryRecord
     section: str
@@ -79,6 +84,7 @@ class ContextItem:
     routes: list[str] = field(default_factory=list)
     compressed: bool = False
     neighbour_of: str | None = None
+    relevance: float | None = None
 
 
 @dataclass

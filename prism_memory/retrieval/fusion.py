@@ -10,6 +10,12 @@ Design:
 - This is the one place records are fused: ``Memory.search`` (:func:`scored_records`), the
   recall pipeline (:func:`fuse`) and the stores' ``hybrid_query`` convenience all call it.
   Ties break on id, so every engine gives the same order.
+- A :class:`ScoredRecord` carries two numbers: ``rank_score`` is the fused value (the order),
+  ``score`` is the relevance of ``scoring.relevance`` (cosine of query and record vectors,
+  clipped to [0, 1]) computed from the vectors the routes returned or, for the hits that need
+  a score, fetched by id after fusion (one call without a threshold: cheaper than having the
+  routes return the vectors of the whole prefetch). ``score_threshold`` drops hits below a
+  relevance before ``limit`` is applied; it never reorders.
 - Hits are typed structurally (:class:`Hit`: ``id``, ``score``, ``payload``, ``vector``), so
   this module imports nothing from ``stores/`` (which calls it).
 """
@@ -17,11 +23,12 @@ Design:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..records import MemoryRecord, ScoredRecord
+from .scoring import relevance
 
 __all__ = ["Candidate", "Hit", "collect", "dbsf", "fuse", "ranked", "rrf", "scored_records"]
 
@@ -102,20 +109,63 @@ def rrf(
 
 
 def scored_records(
-    results: Mapping[str, Sequence[Hit]], *, k: int = 60, limit: int | None = None
+    results: Mapping[str, Sequence[Hit]],
+    query: Sequence[float],
+    *,
+    k: int = 60,
+    limit: int | None = None,
+    score_threshold: float | None = None,
+    keep_vectors: bool = False,
+    fetch_vectors: Callable[[list[str]], Mapping[str, list[float]]] | None = None,
 ) -> list[ScoredRecord]:
-    """RRF of the routes as :class:`ScoredRecord` hits (what ``Memory.search`` returns):
-    each with its fused score, the routes that found it and its score in each."""
-    return [
-        ScoredRecord(
-            record=MemoryRecord.from_payload(c.payload),
-            score=c.fused,
-            routes=sorted(c.ranks),
-            route_scores=c.route_scores,
-            vector=c.vector,
-        )
-        for c in rrf(results, k=k, limit=limit)
-    ]
+    """RRF of the routes as :class:`ScoredRecord` hits (what ``Memory.search`` returns), in
+    fusion order: ``rank_score`` the fused value, ``score`` the relevance of the record's
+    vector to ``query``, the routes that found it and its score in each.
+
+    The vectors come with the hits, or from ``fetch_vectors`` (ids -> vectors, e.g. the
+    store's ``get_vectors``) for the hits that need a score: the best ``limit`` in one call,
+    and when ``score_threshold`` dropped some, the rest of the pool in a second one. Hits
+    whose relevance is below ``score_threshold`` are dropped before ``limit``;
+    ``keep_vectors`` keeps each hit's dense vector on ``vector``.
+
+    >>> from prism_memory.stores.base import RouteHit
+    >>> hits = {"dense": [RouteHit("a", 0.6, {"text": "a", "user_id": "u"}, [0.6, 0.8])],
+    ...         "bm25": [RouteHit("b", 3.0, {"text": "b", "user_id": "u"}, [0.0, 1.0])]}
+    >>> [(h.record.text, round(h.score, 2)) for h in scored_records(hits, [1.0, 0.0])]
+    [('a', 0.6), ('b', 0.0)]
+    >>> [h.record.text for h in scored_records(hits, [1.0, 0.0], score_threshold=0.5)]
+    ['a']
+    """
+    pool = rrf(results, k=k)
+    out: list[ScoredRecord] = []
+    start = 0
+    while start < len(pool) and (limit is None or len(out) < limit):
+        end = len(pool) if limit is None or start > 0 else limit
+        chunk = pool[start:end]
+        start = end
+        missing = [c.id for c in chunk if c.vector is None]
+        if missing and fetch_vectors is not None:
+            fetched = fetch_vectors(missing)
+            for c in chunk:
+                if c.vector is None:
+                    c.vector = fetched.get(c.id)
+        for c in chunk:
+            if limit is not None and len(out) >= limit:
+                break
+            score = relevance(query, c.vector)
+            if score_threshold is not None and score < score_threshold:
+                continue
+            out.append(
+                ScoredRecord(
+                    record=MemoryRecord.from_payload(c.payload),
+                    score=score,
+                    routes=sorted(c.ranks),
+                    route_scores=c.route_scores,
+                    rank_score=c.fused,
+                    vector=c.vector if keep_vectors else None,
+                )
+            )
+    return out
 
 
 def dbsf(

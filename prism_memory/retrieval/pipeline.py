@@ -10,6 +10,12 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 - Broad retrieve: every route in ONE batched store call (``query_routes``) with the dense
   vectors returned, fused (RRF / DBSF) into a pool; neighbours of short episodic hits come
   from one more batched call only when expansion is on and needed.
+- Scores: ``search`` hits carry ``score`` = relevance (``scoring.relevance``: cosine of query
+  and record vectors, clipped to [0, 1]; the vectors of the hits kept fetched by id after
+  fusion, one ``get_vectors`` call without a threshold) and
+  ``rank_score`` = the fused value they are ordered by. Recall items keep ``score`` = the PRISM
+  score they are ranked by and carry ``relevance`` (same function; the shown records' vectors
+  come from the pool or one ``get_vectors`` call).
 - Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
   a data block; optional LLM compression with a timeout and extractive fallback.
 - Query embeddings, facets and whole results are cached; every write in a scope (the
@@ -51,7 +57,7 @@ from .intent import Intent, IntentRegistry, analyze_query
 from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .routes import plan_routes
-from .scoring import informativeness, updated_utility
+from .scoring import check_score_threshold, informativeness, relevance, updated_utility
 
 __all__ = ["RecallPipeline"]
 
@@ -214,21 +220,31 @@ class RecallPipeline:
         limit: int = 10,
         filters: dict[str, Any] | None = None,
         include_history: bool = False,
+        score_threshold: float | None = None,
     ) -> list[ScoredRecord]:
-        """Hybrid search (dense + BM25, RRF) within the scope; best first."""
+        """Hybrid search (dense + BM25, RRF) within the scope, in fusion order; each hit's
+        ``score`` is its relevance (cosine to the query, in [0, 1]), ``rank_score`` the fused
+        value; hits below ``score_threshold`` are dropped before ``limit``."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
         check_text(query, "query")
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 1000:
             raise ValidationError(f"limit must be an integer in [1, 1000], got {limit!r}")
+        threshold = check_score_threshold(score_threshold)
         flt = self.engine.visible_filter(include_history=include_history) & parse_filters(filters)
+        qvec = self.engine.embedder.embed_query(query)
         routes = hybrid_routes(
-            self.engine.embedder.embed_query(query),
-            self.engine.sparse.query(query),
-            prefetch_limit=max(limit * 4, 32),
+            qvec, self.engine.sparse.query(query), prefetch_limit=max(limit * 4, 32)
         )
-        results = self.engine.store.query_routes(scope, routes, flt)
-        return scored_records(results, k=self.engine.config.retrieval.rrf_k, limit=limit)
+        store = self.engine.store
+        return scored_records(
+            store.query_routes(scope, routes, flt),
+            qvec,
+            k=self.engine.config.retrieval.rrf_k,
+            limit=limit,
+            score_threshold=threshold,
+            fetch_vectors=lambda ids: store.get_vectors(ids, scope),
+        )
 
     # -- recall -------------------------------------------------------------------------
     def recall(
@@ -315,6 +331,7 @@ class RecallPipeline:
             trace=trace,
         )
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
+        vectors: dict[str, list[float]] = {c.id: c.vector for c in candidates if c.vector}
         if (cfg.dedup_vectors or spoken) and scored:
             vectors = self.engine.store.get_vectors([x.record.id for x in scored], long_scope)
             if spoken:
@@ -338,6 +355,11 @@ class RecallPipeline:
                 trace,
             )
         items, text, tokens = pack(selected, query=query, budget_tokens=budget_tokens, config=cfg)
+        missing = [i.record.id for i in items if i.record.id not in vectors]
+        if missing:
+            vectors.update(self.engine.store.get_vectors(missing, long_scope))
+        for item in items:
+            item.relevance = relevance(qvec, vectors.get(item.record.id))
         t4 = time.perf_counter()
         shown = {i.record.id for i in items}
         for c in trace.candidates:

@@ -7,6 +7,11 @@ Design:
   retention uses too), ``task`` (distance in the task tree), ``utility`` (feedback),
   ``importance``. ``match`` is the share of the intent's soft constraints the record meets
   (kinds, layers, entities, speakers, time range).
+- Relevance (:func:`relevance`) is the one meaning of a public hit's ``score`` everywhere
+  (``Memory.search``, the recall items' ``relevance``, the LangChain / LlamaIndex retrievers,
+  ``PrismStore``): the cosine similarity of the query vector and the record's dense vector,
+  clipped to [0, 1]. Ranking never uses it directly; it is what a caller can threshold and
+  compare with other vector stores' cosine scores.
 - Utility feedback is a bounded, decaying step toward 1 (success) or 0 (failure): early
   feedback moves a record a lot, later feedback less, and utility never leaves [0, 1].
 """
@@ -18,17 +23,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..errors import ValidationError
 from ..records import MemoryRecord
 from .intent import WEIGHT_KEYS, Intent
 
 __all__ = [
     "ScoreParts",
+    "check_score_threshold",
     "combine",
     "cosine",
     "freshness",
     "half_life_decay",
     "informativeness",
     "intent_match",
+    "relevance",
     "semantic_score",
     "task_relevance",
     "updated_utility",
@@ -73,6 +81,42 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     if na == 0.0 or nb == 0.0:
         return 0.0
     return dot / (na * nb)
+
+
+def relevance(query: Sequence[float], vector: Sequence[float] | None) -> float:
+    """A hit's relevance score: the cosine of query and record vectors, clipped to [0, 1].
+
+    A record without a dense vector (none stored or none fetched) scores 0.0.
+
+    >>> relevance([1.0, 0.0], [2.0, 0.0]), relevance([1.0, 0.0], [-1.0, 0.0])
+    (1.0, 0.0)
+    >>> relevance([1.0, 0.0], None)
+    0.0
+    """
+    if not vector:
+        return 0.0
+    return min(1.0, max(0.0, cosine(query, vector)))
+
+
+def check_score_threshold(value: object) -> float | None:
+    """``score_threshold`` validated: ``None`` (keep every hit) or a number in [0, 1].
+
+    >>> check_score_threshold(0.5), check_score_threshold(None)
+    (0.5, None)
+    """
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or math.isnan(value)
+        or not 0.0 <= value <= 1.0
+    ):
+        raise ValidationError(
+            "score_threshold must be None or a number in [0, 1] (a cosine relevance), "
+            f"got {value!r}"
+        )
+    return float(value)
 
 
 def task_relevance(record: MemoryRecord, intent: Intent) -> float:

@@ -8,7 +8,8 @@ Design:
   all sent to the engine in one batch. Per-route hit lists come back so the caller can fuse them
   (pure functions in ``retrieval/fusion.py``) and know which routes found each record.
   Ranking is retrieval's: a store never fuses or scores; ``hybrid_query`` is a convenience
-  that runs the two hybrid routes (:func:`hybrid_routes`) and hands them to retrieval's RRF.
+  that runs the two hybrid routes (:func:`hybrid_routes`) and hands them to retrieval's RRF
+  and relevance score (with the store's ``get_vectors`` to fetch the vectors it needs).
 - :class:`StoreBase` holds the logic both engines share.
 """
 
@@ -172,6 +173,7 @@ class MemoryStore(Protocol):
         prefetch_limit: int = 64,
         rrf_k: int = 60,
         with_vectors: bool = False,
+        score_threshold: float | None = None,
     ) -> list[ScoredRecord]: ...
 
     def facet(
@@ -236,6 +238,10 @@ class StoreBase(ABC):
     ) -> dict[str, list[RouteHit]]:
         """Run every route in one batch; per-route hit lists, best first."""
 
+    @abstractmethod
+    def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
+        """The dense vectors of the records ``ids`` in ``scope`` (missing ids left out)."""
+
     def hybrid_query(
         self,
         scope: Scope,
@@ -247,9 +253,21 @@ class StoreBase(ABC):
         prefetch_limit: int = 64,
         rrf_k: int = 60,
         with_vectors: bool = False,
+        score_threshold: float | None = None,
     ) -> list[ScoredRecord]:
-        """Dense + BM25 prefetch in one batched engine call, fused by retrieval's RRF."""
+        """Dense + BM25 prefetch in one batched engine call, fused by retrieval's RRF; each
+        hit's ``score`` is its relevance to ``dense`` (vectors fetched by id for the hits
+        kept), hits below ``score_threshold`` are dropped; ``with_vectors`` returns every
+        hit's vector with the routes and keeps it on the hit."""
         results = self.query_routes(
             scope, hybrid_routes(dense, sparse, prefetch_limit), flt, with_vectors=with_vectors
         )
-        return scored_records(results, k=rrf_k, limit=limit)
+        return scored_records(
+            results,
+            dense,
+            k=rrf_k,
+            limit=limit,
+            score_threshold=score_threshold,
+            keep_vectors=with_vectors,
+            fetch_vectors=lambda ids: self.get_vectors(ids, scope),
+        )

@@ -315,7 +315,9 @@ def test_hybrid_query_same_ids_same_order(
     assert len(order) == 8 and set(order) <= ids_of(RECORDS, user_id="foo")
     same({n: [h.routes for h in hs] for n, hs in hits.items()})
     for a, b in zip(hits["edge"], hits[next(k for k in hits if k != "edge")]):
-        assert a.score == pytest.approx(b.score, abs=1e-9)
+        assert a.rank_score == pytest.approx(b.rank_score, abs=1e-9)  # the fused value
+        assert a.score == pytest.approx(b.score, abs=1e-5)  # relevance: float32 vectors
+        assert 0.0 <= a.score <= 1.0
         for route in a.route_scores:
             assert a.route_scores[route] == pytest.approx(b.route_scores[route], rel=1e-3, abs=1e-3)
 

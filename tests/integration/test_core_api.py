@@ -279,7 +279,9 @@ def test_search_hits_carry_scores_and_routes(any_memory: Memory) -> None:
     assert hits[0].text == "I am allergic to peanuts"
     assert set(hits[0].routes) == {"dense", "bm25"}
     assert set(hits[0].route_scores) == {"dense", "bm25"}
-    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    # ordered by the fused value; score is the relevance in [0, 1]
+    assert [h.rank_score for h in hits] == sorted((h.rank_score for h in hits), reverse=True)
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
     assert all(h.routes == ["dense"] for h in hits[1:])  # no shared word: dense only
     assert m.search("peanuts", user_id="alice", limit=1, filters={"kind": "preference"}) == []
 
