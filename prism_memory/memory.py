@@ -417,9 +417,16 @@ class Memory:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        all_scopes: bool = False,
     ) -> dict[str, Any]:
-        """Counts per layer / kind / status for a scope, plus engine info."""
-        return self._records.stats(user_id=user_id, agent_id=agent_id, session_id=session_id)
+        """Counts per layer / kind / status / trust of a scope, plus what the engine is.
+
+        Only the scope's figures: the engine's point / vector / segment counts cover every
+        tenant and are reported by ``stats(all_scopes=True)`` (no scope) under ``store_total``.
+        """
+        return self._records.stats(
+            user_id=user_id, agent_id=agent_id, session_id=session_id, all_scopes=all_scopes
+        )
 
     # -- deletion -----------------------------------------------------------------------------
     def delete(
