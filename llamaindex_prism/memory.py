@@ -135,7 +135,7 @@ class PrismMemory(BaseMemory):
         """Create a memory; LlamaIndex's ``memory_cls.from_defaults(...)`` calls work too.
 
         Without ``memory``, ``Memory()`` opens the default embedded store (``$PRISM_PATH`` or
-        ``./.prism``). ``chat_history`` seeds the session's buffer. ``llm`` and ``token_limit``
+        ``./.prism``); further calls in the process share that open store (and its embedder). ``chat_history`` seeds the session's buffer. ``llm`` and ``token_limit``
         are accepted for LlamaIndex compatibility and not used: the buffer is bounded by
         ``PrismConfig.buffer`` and recall by ``budget_tokens``.
         """

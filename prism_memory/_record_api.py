@@ -6,6 +6,8 @@ Design:
   :class:`Scope` first; the store applies the scope as a filter itself.
 - A record's id is derived from its text: a re-add is an upsert that keeps ``created_at`` and
   access statistics (:meth:`RecordAPI.merge_existing`), taken under the scope lock.
+- ``stats`` of a scope reports that scope's figures only; the engine's point counts cover
+  every tenant and appear only in the store-wide report (``all_scopes=True``).
 - It holds the :class:`~prism_memory.engine.Engine` only; writes go through
   ``engine.write_records``.
 """
@@ -36,6 +38,9 @@ from .records import (
 from .stores import RecordFilter, parse_filters
 
 __all__ = ["RecordAPI", "RecordPage"]
+
+#: engine figures that count every tenant's points (never part of a scope's stats)
+STORE_WIDE_COUNTS = ("points", "indexed_vectors", "segments")
 
 log = logging.getLogger("prism_memory")
 
@@ -373,16 +378,34 @@ class RecordAPI:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        all_scopes: bool = False,
     ) -> dict[str, Any]:
-        """Counts per layer / kind / status for a scope, plus engine info."""
+        """The scope's counts per layer / kind / status / trust, and what the engine is.
+
+        ``engine`` names the engine (kind, where, dimension) without its point / vector /
+        segment counts: those cover every tenant, so they are no scope's figures. They are
+        reported only for the whole store, ``all_scopes=True`` (no scope), under
+        ``store_total``.
+        """
         self.engine.check_open()
+        store = self.engine.store
+        if all_scopes:
+            if any(v is not None for v in (user_id, agent_id, session_id)):
+                raise ValidationError("pass either a scope or all_scopes=True, not both")
+            info = store.info()
+            return {
+                "scope": {},
+                "store_total": {k: info[k] for k in STORE_WIDE_COUNTS if k in info},
+                "engine": {k: v for k, v in info.items() if k not in STORE_WIDE_COUNTS},
+            }
         scope = Scope.of(user_id, agent_id, session_id)
+        engine = {k: v for k, v in store.info().items() if k not in STORE_WIDE_COUNTS}
         return {
             "scope": scope.as_dict(),
-            "total": self.engine.store.count(scope),
-            "layers": dict(self.engine.store.facet("layer", scope)),
-            "kinds": dict(self.engine.store.facet("kind", scope)),
-            "status": dict(self.engine.store.facet("status", scope)),
-            "trust": dict(self.engine.store.facet("trust", scope)),
-            "engine": self.engine.store.info(),
+            "total": store.count(scope),
+            "layers": dict(store.facet("layer", scope)),
+            "kinds": dict(store.facet("kind", scope)),
+            "status": dict(store.facet("status", scope)),
+            "trust": dict(store.facet("trust", scope)),
+            "engine": engine,
         }

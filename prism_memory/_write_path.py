@@ -240,8 +240,11 @@ class WritePath:
         )
 
     def on_open(self) -> None:
-        """Finish work an earlier process left undone (run once the parts are set up)."""
-        if isinstance(self.engine.store, EdgeStore):  # one process per path: nobody else is on them
+        """Finish work an earlier process left undone (run once the parts are set up), when
+        this engine opened the embedded store: one process per path, so nobody else is on
+        those turns; a ``Memory`` joining a path open in this process leaves them to the
+        first one."""
+        if isinstance(self.engine.store, EdgeStore) and self.engine.opened_store:
             self.resume_extraction()
 
     def resume_extraction(self) -> int:

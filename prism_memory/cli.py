@@ -13,8 +13,9 @@ Design:
 - ``remember`` takes messages from its arguments or stdin: a JSON list of ``{"role",
   "content"}`` messages (or one such object), else plain text, one message per line
   (``assistant: ...`` / ``user: ...`` / ``system: ...`` prefixes set the role).
-- ``stats`` shows the scope's counts and the engine's kind/dimension; store-wide point
-  counts (other tenants' data) are not part of a scoped report.
+- ``stats`` shows the scope's counts and the engine's kind/dimension (``Memory.stats`` leaves
+  store-wide point counts, other tenants' data, out of a scoped report); ``stats
+  --all-scopes`` shows the store's totals instead.
 """
 
 from __future__ import annotations
@@ -505,27 +506,26 @@ def cmd_import(args: argparse.Namespace, embedder: Any) -> int:
     return EXIT_OK
 
 
-_STORE_WIDE_COUNTS = ("points", "indexed_vectors", "segments")
-
-
 def cmd_stats(args: argparse.Namespace, embedder: Any) -> int:
     with open_memory(args, embedder=embedder) as m:
-        stats = m.stats(**_scope_kwargs(args))
-    # the engine's point / vector / segment counts cover every tenant: not this scope's report
-    engine = stats.get("engine") or {}
-    stats["engine"] = {k: v for k, v in engine.items() if k not in _STORE_WIDE_COUNTS}
+        stats = m.stats(**_scope_kwargs(args), all_scopes=args.all_scopes)
     if args.json:
         _print_json(stats)
         return EXIT_OK
-    scope = ", ".join(f"{k}={v}" for k, v in stats["scope"].items())
-    print(f"scope: {scope}")
-    print(f"memories: {stats['total']}")
-    for section in ("layers", "kinds", "status", "trust"):
-        counts = stats.get(section) or {}
-        if counts:
-            joined = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-            print(f"{section}: {joined}")
     engine = stats.get("engine") or {}
+    if args.all_scopes:
+        print("scope: every tenant")
+        totals = stats.get("store_total") or {}
+        print("store total: " + ", ".join(f"{k}={v}" for k, v in totals.items()))
+    else:
+        scope = ", ".join(f"{k}={v}" for k, v in stats["scope"].items())
+        print(f"scope: {scope}")
+        print(f"memories: {stats['total']}")
+        for section in ("layers", "kinds", "status", "trust"):
+            counts = stats.get(section) or {}
+            if counts:
+                joined = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                print(f"{section}: {joined}")
     if engine:
         print("engine: " + ", ".join(f"{k}={v}" for k, v in engine.items()))
     return EXIT_OK
@@ -813,6 +813,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("stats", "counts per layer / kind / status / trust, and engine info", cmd_stats)
     _add_scope(p)
+    p.add_argument(
+        "--all-scopes",
+        action="store_true",
+        help="the whole store's point counts instead of a scope's (admin operation)",
+    )
     _add_json(p)
 
     p = sub.add_parser(

@@ -12,6 +12,11 @@ Design:
   index both listen.
 - Check-and-write sequences take ``scope_lock(scope)`` so concurrent writers in one scope
   cannot both miss an existing record.
+- One embedded path, one store per process (``_shared.py``): engines opened on the same path
+  share the store, the write-event bus (a write through one ``Memory`` reaches every other's
+  listeners), the scope locks and a default embedder; the store is reference-counted and the
+  last :meth:`Engine.close` closes it. Config, LLM, screen and background worker stay per
+  engine. Other stores get a private bus and locks.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from ._shared import SharedStore, StoreIdentity, WriteEvent, path_slot, reusable_embedder
 from ._validation import check_record, new_record
 from .config import PrismConfig
 from .embeddings import Embedder, resolve_embedder
@@ -58,16 +64,6 @@ def embedding_text(record: MemoryRecord) -> str:
     carry both (on LoCoMo this doubles dense recall@5). The shown text is unchanged.
     """
     return f"{record.speaker}: {record.text}" if record.speaker else record.text
-
-
-@dataclass(frozen=True)
-class WriteEvent:
-    """Records of ``scope`` (``None``: every scope) were written or deleted. ``reindex``: a
-    whole scope was cleared or records were retired by policy, so indexes kept beside the
-    store (the buffer index) must be rebuilt from it."""
-
-    scope: Scope | None
-    reindex: bool = False
 
 
 class Engine:
@@ -113,15 +109,29 @@ class Engine:
             raise ConfigError("pass only one of path=, location=, url= or store=")
         self.llm = llm
         self.background = background
-        self.embedder: Embedder = resolve_embedder(
-            embedder, self.config.embedding_model, self.config.embedding_batch_size
-        )
         self.sparse = SparseEncoder()
-        self._scope_locks: dict[str, threading.Lock] = {}
-        self._scope_locks_guard = threading.Lock()
-        self._write_listeners: list[Callable[[WriteEvent], None]] = []
+        self._listeners: list[Callable[[WriteEvent], None]] = []
         self.background_errors: list[str] = []
         self._closed = True  # until the store is open: __del__ must not close what we lack
+        #: whether this engine opened its store (False: it joined a path open in this process)
+        self.opened_store = True
+        if store is not None or url is not None or location is not None:
+            self.embedder: Embedder = resolve_embedder(
+                embedder, self.config.embedding_model, self.config.embedding_batch_size
+            )
+            self._shared = SharedStore.private(self._open_store(store, url, api_key, location))
+        else:
+            self._shared = self._open_path(
+                path if path is not None else PrismConfig.default_path(), embedder
+            )
+        self.store: MemoryStore = self._shared.store
+        self.owns_store = store is None  # a store passed in stays the caller's to close
+        self._closed = False
+
+    def _open_store(
+        self, store: MemoryStore | None, url: str | None, api_key: str | None, location: str | None
+    ) -> MemoryStore:
+        """The store of ``store=`` / ``url=`` / ``location=`` (not shared through a path slot)."""
         dim = self.embedder.dim
         if store is not None:
             if store.dim != dim:
@@ -129,9 +139,9 @@ class Engine:
                     f"the store holds {store.dim}-dimensional vectors but the embedder makes "
                     f"{dim}-dimensional ones; pass the embedder the store was created with"
                 )
-            self.store: MemoryStore = store
-        elif url is not None:
-            self.store = QdrantStore(
+            return store
+        if url is not None:
+            return QdrantStore(
                 url=url,
                 api_key=api_key,
                 dim=dim,
@@ -139,41 +149,58 @@ class Engine:
                 timeout_s=self.config.store.timeout_s,
                 embedder_name=self.embedder.name,
             )
-        elif location is not None:
-            if location != ":memory:":
-                raise ConfigError(
-                    f"location={location!r}: only ':memory:' is supported; use path= for an "
-                    "embedded store on disk or url= for a Qdrant server"
-                )
-            self.store = QdrantStore(
-                location=":memory:",
-                dim=dim,
-                collection=self.config.store.collection,
-                embedder_name=self.embedder.name,
+        if location != ":memory:":
+            raise ConfigError(
+                f"location={location!r}: only ':memory:' is supported; use path= for an "
+                "embedded store on disk or url= for a Qdrant server"
             )
-        else:
-            self.store = EdgeStore(
-                path if path is not None else PrismConfig.default_path(),
-                dim=dim,
-                embedder_name=self.embedder.name,
-                optimize_after=self.config.store.optimize_after,
-                hnsw_m=self.config.store.hnsw_m,
-                hnsw_ef_construct=self.config.store.hnsw_ef_construct,
-                min_free_mb=self.config.store.min_free_mb,
+        return QdrantStore(
+            location=":memory:",
+            dim=dim,
+            collection=self.config.store.collection,
+            embedder_name=self.embedder.name,
+        )
+
+    def _open_path(self, path: str | os.PathLike[str], embedder: Any) -> SharedStore:
+        """Join the embedded store at ``path`` if this process has it open (same embedder and
+        store settings, else :class:`ConfigError`), or open it; one reference either way."""
+        cfg = self.config
+        slot = path_slot(path)
+        with slot.lock:
+            default_key = (cfg.embedding_model, cfg.embedding_batch_size)
+            if embedder is None:  # reuse the model an earlier Memory on this path loaded
+                embedder = reusable_embedder(slot, *default_key)
+            self.embedder = resolve_embedder(
+                embedder, cfg.embedding_model, cfg.embedding_batch_size
             )
-        self.owns_store = store is None  # a store passed in stays the caller's to close
-        self._closed = False
+            identity = StoreIdentity(self.embedder.name, self.embedder.dim, cfg.store.model_copy())
+            shared, self.opened_store = slot.acquire(
+                identity,
+                lambda: EdgeStore(
+                    path,
+                    dim=self.embedder.dim,
+                    embedder_name=self.embedder.name,
+                    optimize_after=cfg.store.optimize_after,
+                    hnsw_m=cfg.store.hnsw_m,
+                    hnsw_ef_construct=cfg.store.hnsw_ef_construct,
+                    min_free_mb=cfg.store.min_free_mb,
+                ),
+            )
+            if embedder is None or embedder is self.embedder:
+                shared.default_embedders.setdefault(default_key, self.embedder)
+        return shared
 
     # -- write events and background errors ----------------------------------------------
     def on_write(self, listener: Callable[[WriteEvent], None]) -> None:
-        """Register ``listener(event)``, called after every write and deletion."""
-        self._write_listeners.append(listener)
+        """Register ``listener(event)``, called after every write and deletion through any
+        engine on this store (until this engine closes)."""
+        self._listeners.append(listener)
+        self._shared.bus.subscribe(listener)
 
     def notify_write(self, scope: Scope | None, *, reindex: bool = False) -> None:
-        """Tell every listener that records of ``scope`` changed (``None`` = every scope)."""
-        event = WriteEvent(scope, reindex)
-        for listener in self._write_listeners:
-            listener(event)
+        """Tell every listener on the store that records of ``scope`` changed (``None`` = every
+        scope)."""
+        self._shared.bus.publish(WriteEvent(scope, reindex))
 
     def report_error(self, message: str, *, logged: bool = False) -> None:
         """Record a failed background step in :attr:`background_errors` (and log it, unless
@@ -193,14 +220,7 @@ class Engine:
 
     def scope_lock(self, scope: Scope) -> threading.Lock:
         """The lock that makes check-and-write atomic within one scope (shared per user/agent)."""
-        key = (scope.user_id or "") + "\x1f" + (scope.agent_id or "")
-        if key == "\x1f":
-            key = "session\x1f" + (scope.session_id or "")
-        with self._scope_locks_guard:
-            lock = self._scope_locks.get(key)
-            if lock is None:
-                lock = self._scope_locks[key] = threading.Lock()
-            return lock
+        return self._shared.locks.get(scope)
 
     # -- helpers ------------------------------------------------------------------------
     def check_open(self) -> None:
@@ -388,7 +408,8 @@ class Engine:
         self.store.flush()
 
     def close(self, *, release_store: bool = True) -> None:
-        """Flush and release the store (the embedded path can then be opened elsewhere).
+        """Stop listening and release this engine's reference to the store; the last engine
+        on an embedded path flushes and closes it (the path can then be opened elsewhere).
 
         ``release_store=False`` only marks the engine closed (a store the caller passed in,
         when opening a ``Memory`` over it failed, stays the caller's).
@@ -396,5 +417,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
-        if release_store:
-            self.store.close()
+        for listener in self._listeners:
+            self._shared.bus.unsubscribe(listener)
+        self._listeners.clear()
+        self._shared.release(close_store=release_store)

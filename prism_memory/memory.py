@@ -8,6 +8,9 @@ Design:
   ``WritePath`` (``_write_path.py``: remember, the four layers, lifecycle) and
   ``RecallPipeline`` (``retrieval/pipeline.py``: recall and search). Every part, and every
   stage below them, gets the engine; nothing below imports this module.
+- ``Memory(path=p)`` twice in one process shares one open store (reference-counted, see
+  ``_shared.py``): same store, write events, scope locks; each ``close()`` drops one
+  reference. Another process on ``p`` gets ``StoreLockedError``.
 - Async twins are made once, by :func:`_async_twin` (``asyncio.to_thread`` over the sync
   method, with its signature), so logic exists once; ``async with Memory(...)`` closes it.
 """
@@ -414,9 +417,16 @@ class Memory:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        all_scopes: bool = False,
     ) -> dict[str, Any]:
-        """Counts per layer / kind / status for a scope, plus engine info."""
-        return self._records.stats(user_id=user_id, agent_id=agent_id, session_id=session_id)
+        """Counts per layer / kind / status / trust of a scope, plus what the engine is.
+
+        Only the scope's figures: the engine's point / vector / segment counts cover every
+        tenant and are reported by ``stats(all_scopes=True)`` (no scope) under ``store_total``.
+        """
+        return self._records.stats(
+            user_id=user_id, agent_id=agent_id, session_id=session_id, all_scopes=all_scopes
+        )
 
     # -- deletion -----------------------------------------------------------------------------
     def delete(
@@ -836,8 +846,9 @@ class Memory:
         self._engine.flush()
 
     def close(self) -> None:
-        """Write pending access statistics, stop the background worker, then flush and release
-        the store (the embedded path can then be opened elsewhere)."""
+        """Write pending access statistics, stop the background worker, then release the store:
+        the last ``Memory`` of this process on an embedded path flushes and closes it (the
+        path can then be opened by another process); the others keep working."""
         if self._engine.closed:
             return
         self._recall.close()

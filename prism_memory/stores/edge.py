@@ -3,7 +3,8 @@
 Design:
 - One shard under ``<path>/shard`` plus ``<path>/prism-store.json`` recording the vector size
   and embedder name, checked on open (``EmbeddingDimensionError`` names both sizes).
-- WAL on. The engine locks its WAL; a second opener gets :class:`StoreLockedError`.
+- WAL on. The engine locks its WAL; a second opener gets :class:`StoreLockedError` (``Memory``
+  objects of one process share one ``EdgeStore`` per path instead: ``prism_memory/_shared.py``).
 - Payload indexes on scope fields (``user_id`` as tenant), layer, kind, task, entity keys, ...
 - Optimisation policy: after ``optimize_after`` writes since the last run, ``optimize()`` runs on
   a background thread so searches stay on HNSW without blocking the caller.
@@ -159,8 +160,9 @@ class EdgeStore(StoreBase):
     Setup:
         >>> store = EdgeStore("/tmp/prism-doc", dim=384, embedder_name="minilm")  # doctest: +SKIP
 
-    Use it through :class:`~prism_memory.Memory`; one process per path (use a Qdrant server
-    via ``Memory(url=...)`` when several processes share memory).
+    Use it through :class:`~prism_memory.Memory`; one process per path (``Memory`` objects of
+    that process on the path share one ``EdgeStore``; use a Qdrant server via
+    ``Memory(url=...)`` when several processes share memory).
     """
 
     def __init__(
@@ -251,9 +253,10 @@ class EdgeStore(StoreBase):
             if "WouldBlock" in msg or "lock" in msg.lower():
                 raise StoreLockedError(
                     f"the memory store at {self.path} is already open in another process (or "
-                    "another Memory in this one). Use one process per path and share it, close "
-                    "the other Memory first, or run a Qdrant server and pass Memory(url=...) so "
-                    "several processes can share one memory"
+                    "by an EdgeStore made directly in this one). Use one process per path (any "
+                    "number of Memory objects in it share the store), close the other process's "
+                    "Memory first, or run a Qdrant server and pass Memory(url=...) so several "
+                    "processes can share one memory"
                 ) from exc
             raise StoreError(f"could not open the memory store at {self.path}: {msg}") from exc
         self._add_missing_indexes()

@@ -136,3 +136,13 @@ def test_stats_shows_only_the_scope(
     assert not {"points", "indexed_vectors", "segments"} & set(stats["engine"])
     code, out, _ = run(capsys, real_embedder, "--path", store, "stats", "--user", "alice")
     assert "memories: 2" in out and "points=" not in out
+    code, out, err = run(capsys, real_embedder, "--path", store, "stats", "--all-scopes", "--json")
+    assert code == 0, err
+    whole = json.loads(out)
+    assert whole["store_total"]["points"] == 7 and "total" not in whole
+    code, out, _ = run(capsys, real_embedder, "--path", store, "stats", "--all-scopes")
+    assert "every tenant" in out and "points=7" in out and "memories:" not in out
+    code, _, err = run(
+        capsys, real_embedder, "--path", store, "stats", "--all-scopes", "--user", "alice"
+    )
+    assert code == 2 and "not both" in err

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from prism_memory import FakeEmbedder, FastEmbedEmbedder, Memory, NotFoundError, PrismError
+from prism_memory import (
+    FakeEmbedder,
+    FastEmbedEmbedder,
+    Memory,
+    NotFoundError,
+    PrismError,
+    ScopeError,
+)
 from prism_memory.memory import RecordPage
 
 
@@ -210,7 +217,26 @@ def test_stats(any_memory: Memory) -> None:
     assert stats["layers"] == {"semantic": 2, "episodic": 1}
     assert stats["kinds"] == {"fact": 1, "preference": 1, "observation": 1}
     assert stats["status"] == {"active": 3}
-    assert stats["engine"]["dim"] == 384 and stats["engine"]["points"] == 4
+    assert stats["engine"]["dim"] == 384
+    # the engine's point counts cover every tenant: never part of a scope's figures
+    assert not {"points", "indexed_vectors", "segments", "store_total"} & {
+        *stats,
+        *stats["engine"],
+    }
+    assert any_memory.stats(user_id="alice2")["total"] == 1
+
+
+def test_stats_of_the_whole_store(any_memory: Memory) -> None:
+    any_memory.add("fact one", user_id="alice")
+    any_memory.add("other user", user_id="bob")
+    any_memory.add("an agent's note", agent_id="planner")
+    whole = any_memory.stats(all_scopes=True)
+    assert whole["scope"] == {} and whole["store_total"]["points"] == 3
+    assert whole["engine"]["dim"] == 384 and "points" not in whole["engine"]
+    with pytest.raises(PrismError, match="either a scope or all_scopes"):
+        any_memory.stats(user_id="alice", all_scopes=True)
+    with pytest.raises(ScopeError):
+        any_memory.stats()
 
 
 def test_context_manager_releases_the_lock(

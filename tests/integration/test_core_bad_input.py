@@ -349,12 +349,7 @@ def test_a_path_open_in_another_process(tmp_path: Path) -> None:
         assert [r.text for r in m.list(user_id="foo")] == ["held by the other process"]
 
 
-def test_a_path_open_twice_in_one_process(tmp_path: Path) -> None:
-    with Memory(path=tmp_path / "s", embedder=FakeEmbedder(dim=16)) as m:
-        m.add("first", user_id="foo")
-        with pytest.raises(StoreLockedError, match="close the other Memory"):
-            Memory(path=tmp_path / "s", embedder=FakeEmbedder(dim=16))
-        assert m.count(user_id="foo") == 1  # the first one keeps working
+# two Memory objects on one path in one process share the store: test_shared_path.py
 
 
 # -- an unreachable server --------------------------------------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,12 +141,46 @@ def test_unreachable_url_names_the_url(capsys: pytest.CaptureFixture[str]) -> No
     assert_one_line_error(err, url)
 
 
+_HOLDER = (
+    "import sys\n"
+    "from prism_memory import FakeEmbedder, Memory\n"
+    f"m = Memory(path=sys.argv[1], embedder=FakeEmbedder(dim={DIM}))\n"
+    "print('ready', flush=True)\n"
+    "sys.stdin.readline()\n"
+    "m.close()\n"
+)
+
+
 def test_locked_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     store = tmp_path / "s"
-    with Memory(path=store, embedder=FakeEmbedder(dim=DIM)):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        code, _, err = run(capsys, "--path", str(store), "list", "--user", "alice")
+    finally:
+        holder.communicate("\n", timeout=60)
+    assert code == 2
+    assert_one_line_error(err, "already open in another process", "url")
+
+
+def test_path_open_in_this_process(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    with Memory(path=store, embedder=FakeEmbedder(dim=DIM)) as m:
+        m.add("shared", user_id="alice")
+        code, out, err = run(capsys, "--path", str(store), "list", "--user", "alice")
+        assert code == 0 and "shared" in out, err  # same process: the open store is shared
+        code, _, err = run(capsys, "--path", str(store), "add", "x", "--user", "alice")
+        assert code == 0, err
+        assert m.count(user_id="alice") == 2
+    with Memory(path=store, embedder=FakeEmbedder(dim=DIM, name="another-model")):
         code, _, err = run(capsys, "--path", str(store), "list", "--user", "alice")
     assert code == 2
-    assert_one_line_error(err, "already open", "url")
+    assert_one_line_error(err, "already open in this process", "another-model")
 
 
 def test_two_engines_at_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
