@@ -206,9 +206,9 @@ class FastEmbedEmbedder:
                 enc = self._counter.encode(text, add_special_tokens=False)
                 if len(enc.ids) > limit:
                     text = text[: enc.offsets[limit - 1][1]]
-                    if not self._warned_long:
+                    if not self._warned_long:  # INFO: long chat turns are normal
                         self._warned_long = True
-                        log.warning(
+                        log.info(
                             "a text is longer than the embedding model's %d tokens: its first "
                             "%d tokens are embedded and the whole text is stored and searchable "
                             "by keyword (this warning is shown once)",

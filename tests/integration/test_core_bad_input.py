@@ -154,7 +154,7 @@ def test_add_many_writes_nothing_when_one_item_is_bad(seeded: tuple[Memory, Snap
     assert calls == (0 if not isinstance(m.embedder, FakeEmbedder) else m.embedder.calls)
 
 
-def test_text_longer_than_the_model_embeds_a_truncation_and_warns_once(
+def test_text_longer_than_the_model_embeds_a_truncation_and_says_so_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     # a fresh embedder: the once-only warning is per embedder and the shared one may have used it
@@ -165,7 +165,7 @@ def test_text_longer_than_the_model_embeds_a_truncation_and_warns_once(
     )
     other_long = long_text.replace("viewpoint", "lake")
     with Memory(path=tmp_path / "s", embedder=emb) as m:
-        with caplog.at_level(logging.WARNING, logger="prism_memory"):
+        with caplog.at_level(logging.INFO, logger="prism_memory"):
             rec = m.add(long_text, user_id="foo")
             m.add(other_long, user_id="foo")
             m.add("a short one", user_id="foo")
