@@ -108,6 +108,10 @@ def rrf(
     return ranked(pool, limit)
 
 
+#: the route whose score is the query-record cosine (``retrieval.routes`` names it so)
+DENSE_ROUTE = "dense"
+
+
 def scored_records(
     results: Mapping[str, Sequence[Hit]],
     query: Sequence[float],
@@ -143,7 +147,14 @@ def scored_records(
         end = len(pool) if limit is None or start > 0 else limit
         chunk = pool[start:end]
         start = end
-        missing = [c.id for c in chunk if c.vector is None]
+        # the dense route's score is already the cosine of query and record (the engine's
+        # Cosine distance on the same normalised vectors): only hits the dense route did not
+        # find need their vector fetched for a relevance score
+        missing = [
+            c.id
+            for c in chunk
+            if c.vector is None and (keep_vectors or DENSE_ROUTE not in c.route_scores)
+        ]
         if missing and fetch_vectors is not None:
             fetched = fetch_vectors(missing)
             for c in chunk:
@@ -152,7 +163,10 @@ def scored_records(
         for c in chunk:
             if limit is not None and len(out) >= limit:
                 break
-            score = relevance(query, c.vector)
+            if c.vector is None and DENSE_ROUTE in c.route_scores:
+                score = min(1.0, max(0.0, float(c.route_scores[DENSE_ROUTE])))
+            else:
+                score = relevance(query, c.vector)
             if score_threshold is not None and score < score_threshold:
                 continue
             out.append(
