@@ -688,6 +688,9 @@ def test_leet_view_reads_digit_words_and_keeps_addresses() -> None:
     assert leet_view("p@ssw0rd reset at 9am") == "password reset at 9am"
 
 
+# 16 s each (the strict screen's transformer over ~750 texts): behind make test-reliability,
+# as the suite must stay within its CI budget; prism bench screen reports the same figures
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["blind13", "blind14"])
 def test_the_blind_corpora_that_measured_the_shipped_screen_meet_the_target(name: str) -> None:
     """The issue's target, on the corpora that measured the shipped (fifteenth) revision once,
