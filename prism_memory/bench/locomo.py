@@ -104,16 +104,21 @@ def turn_content(turn: dict[str, Any]) -> str:
     return text
 
 
+def json_items(path: Path, label: str) -> list[Any]:
+    """The items of a benchmark file holding one JSON object or a list of them."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {label} file {path}: {exc}") from None
+    return data if isinstance(data, list) else [data]
+
+
 def load_conversations(paths: Sequence[str | Path]) -> list[Conversation]:
     """Read LoCoMo-format files (one conversation each, or a list of them)."""
     out: list[Conversation] = []
     for p in paths:
         path = Path(p)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read LoCoMo file {path}: {exc}") from None
-        items = data if isinstance(data, list) else [data]
+        items = json_items(path, "LoCoMo")
         for n, item in enumerate(items):
             conv = item.get("conversation", item)
             name = str(

@@ -40,6 +40,7 @@ from .locomo import (
     answer_recall,
     baseline_rankings,
     covered_turns,
+    json_items,
     pack_lines,
 )
 
@@ -152,12 +153,7 @@ def load_questions(paths: Sequence[str | Path]) -> list[LongMemQuestion]:
     out: list[LongMemQuestion] = []
     for p in paths:
         path = Path(p)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read LongMemEval file {path}: {exc}") from None
-        items = data if isinstance(data, list) else [data]
-        for n, item in enumerate(items):
+        for n, item in enumerate(json_items(path, "LongMemEval")):
             if not isinstance(item, dict):
                 raise ConfigError(f"{path} item {n} is not a JSON object")
             q = _question(item, f"{path} item {n}")
