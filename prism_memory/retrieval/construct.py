@@ -23,6 +23,7 @@ Design:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -42,6 +43,7 @@ from .render import (
     BLOCK_CLOSE,
     BLOCK_OPEN,
     SECTION_TITLES,
+    escape,
     group_key,
     item_line,
     render,
@@ -55,7 +57,7 @@ from .scoring import (
     semantic_score,
     task_relevance,
 )
-from .text import NO_LIMIT, compress_text, content_terms
+from .text import NO_LIMIT, analysed, compress_text, content_terms
 
 __all__ = [
     "Scored",
@@ -184,13 +186,13 @@ def select(scored: list[Scored], config: RetrievalConfig, trace: RecallTrace) ->
 def _jaccard_matrix(term_sets: Sequence[frozenset[str]]) -> np.ndarray:
     """Pairwise word-set Jaccard similarity (one incidence-matrix product, no Python loop
     over pairs)."""
-    vocab: dict[str, int] = {}
-    rows: list[int] = []
-    cols: list[int] = []
-    for i, terms in enumerate(term_sets):
-        for t in terms:
-            rows.append(i)
-            cols.append(vocab.setdefault(t, len(vocab)))
+    vocab = {t: k for k, t in enumerate(frozenset().union(*term_sets))}
+    rows = np.repeat(np.arange(len(term_sets)), [len(terms) for terms in term_sets])
+    cols = np.fromiter(
+        map(vocab.__getitem__, itertools.chain.from_iterable(term_sets)),
+        dtype=np.intp,
+        count=len(rows),
+    )
     inc = np.zeros((len(term_sets), max(1, len(vocab))), dtype=np.float64)
     inc[rows, cols] = 1.0
     inter = inc @ inc.T
@@ -202,7 +204,9 @@ def _jaccard_matrix(term_sets: Sequence[frozenset[str]]) -> np.ndarray:
 
 @lru_cache(maxsize=32768)
 def _terms_of(text: str) -> frozenset[str]:
-    return frozenset(content_terms(text))
+    """The content terms of a whole text: the union of its sentences' (the same words: a
+    sentence split only cuts at whitespace), so the passage step reuses the analysis."""
+    return frozenset().union(*analysed(text)[1])
 
 
 @lru_cache(maxsize=32768)
@@ -451,14 +455,23 @@ def pack(
             turn = by_id.get(source)
             if turn is not None and turn.kind == Kind.OBSERVATION and c.record.kind == Kind.EVENT:
                 carry_dates(c.record, turn)
-    line_tokens = [_tokens(item_line(item)) + 1 for item in candidates]
+    # a cl100k token never spans two words: a text of more words than ``long_item_tokens``
+    # is long without being tokenised (its whole line is priced only if it is ever shown)
+    surely_long = {
+        i
+        for i, item in enumerate(candidates)
+        if not item.compressed and len(item.shown.split()) > config.long_item_tokens
+    }
+    line_tokens = [
+        0 if i in surely_long else _tokens(item_line(item)) + 1 for i, item in enumerate(candidates)
+    ]
     # a long raw turn competes as its passage (the query's sentences) at its full score; the
     # whole turn replaces the passage after packing if the budget still has room for it
     whole: dict[int, ContextItem] = {}
     long_items = [
         i
         for i, item in enumerate(candidates)
-        if line_tokens[i] > config.long_item_tokens and not item.compressed
+        if i in surely_long or (line_tokens[i] > config.long_item_tokens and not item.compressed)
     ]
     # the best ones only: a long turn ranked below these would not be placed before the
     # budget is spent either way, and each passage costs a sentence split
@@ -471,6 +484,9 @@ def pack(
             whole[i] = candidates[i]
             candidates[i] = passage
             line_tokens[i] = _tokens(item_line(passage)) + 1
+    for i in surely_long:
+        if i not in whole:  # no passage (a summary, one long sentence): priced whole
+            line_tokens[i] = _tokens(item_line(candidates[i])) + 1
     # recall per token: another item longer than ``long_item_tokens`` (a summary) competes at
     # a reduced priority
     order = sorted(
@@ -511,7 +527,10 @@ def pack(
         (k for k, i in enumerate(placed) if i in whole), key=lambda k: -items[k].score
     ):
         full = whole[placed[pos]]
-        grow = _tokens(item_line(full)) - _tokens(item_line(items[pos]))
+        shown_now = line_tokens[placed[pos]] - 1
+        if tokens + len(escape(full.shown).split()) - shown_now > budget_tokens + _UPGRADE_SLACK:
+            continue  # more words than the room left: cannot fit, no need to tokenise it
+        grow = _tokens(item_line(full)) - shown_now
         if tokens + grow > budget_tokens + _UPGRADE_SLACK:
             continue  # cannot fit: no need to render it to know
         trial = [*items[:pos], full, *items[pos + 1 :]]

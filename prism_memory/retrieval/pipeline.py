@@ -312,15 +312,16 @@ class RecallPipeline:
             session_scope=scope if scope.session_id else None,
             speaker_values=self._known_names(long_scope)[1],
         )
+        store = self.engine.store
         results = plan.trim(
-            self.engine.store.query_routes(long_scope, plan.routes, plan.base_filter)
+            store.query_routes(long_scope, plan.routes, plan.base_filter, with_payload=False)
         )
-        t3 = time.perf_counter()
         trace.routes = {name: len(hits) for name, hits in results.items()}
         candidates = fuse(
             results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None
         )
-        candidates = _pool(candidates, cfg.pool_size)
+        candidates, vectors = _filled(_pool(candidates, cfg.pool_size), store, long_scope)
+        t3 = time.perf_counter()
         scored = score_candidates(
             candidates,
             qvec,
@@ -331,9 +332,7 @@ class RecallPipeline:
             trace=trace,
         )
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
-        vectors: dict[str, list[float]] = {c.id: c.vector for c in candidates if c.vector}
         if (cfg.dedup_vectors or spoken) and scored:
-            vectors = self.engine.store.get_vectors([x.record.id for x in scored], long_scope)
             if spoken:
                 self._weigh_informativeness(scored, vectors, cfg, resolved)
             if cfg.dedup_vectors:
@@ -534,6 +533,25 @@ class RecallPipeline:
 def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:
     t = r.metadata.get("turn_index")
     return (r.session_id, t) if r.session_id and isinstance(t, int) else None
+
+
+def _filled(
+    candidates: list[Candidate], store: Any, scope: Scope
+) -> tuple[list[Candidate], dict[str, list[float]]]:
+    """The pool with each record's payload, and the pool's dense vectors, fetched in one call:
+    the routes ran without payloads (loading them is most of a route's cost when records are
+    long, and most hits do not make the pool). A record deleted in between is left out."""
+    points = store.get_points([c.id for c in candidates], scope)
+    out = []
+    vectors: dict[str, list[float]] = {}
+    for c in candidates:
+        point = points.get(c.id)
+        if point is not None:
+            c.payload = point.payload
+            out.append(c)
+            if point.vector:
+                vectors[c.id] = point.vector
+    return out, vectors
 
 
 def _pool(candidates: list[Candidate], size: int) -> list[Candidate]:

@@ -111,11 +111,7 @@ def _decode_entities(chars: Folded) -> Folded:
 def _one_line(text: str) -> str:
     """Whitespace of any kind (line and paragraph separators included) becomes one space;
     other control and invisible format characters (zero-width, bidi overrides) are dropped."""
-    if text.isascii():
-        kept = text.translate(_ASCII_INVISIBLE)
-    else:
-        kept = "".join(ch for ch in text if _visible_or_space(ch))
-    return " ".join(kept.split())
+    return " ".join(text.translate(_INVISIBLE).split())
 
 
 @lru_cache(maxsize=65536)
@@ -123,13 +119,23 @@ def _visible_or_space(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
 
 
-#: the ASCII characters :func:`_one_line` drops (controls that are not whitespace)
-_ASCII_INVISIBLE = {i: None for i in range(128) if not _visible_or_space(chr(i))}
+class _InvisibleTable(dict[int, "int | None"]):
+    """``str.translate`` table dropping what :func:`_visible_or_space` rejects; each code
+    point is classified once, on first sight (the translation loop itself runs in C)."""
+
+    def __missing__(self, code: int) -> int | None:
+        kept = code if _visible_or_space(chr(code)) else None
+        if len(self) < 65536:  # bounded: text could hold any of Unicode's code points
+            self[code] = kept
+        return kept
+
+
+_INVISIBLE = _InvisibleTable()
 
 
 def _neutralise(text: str) -> str:
     """Every span of ``text`` that reads as the block's tag replaced with ``[tag removed]``."""
-    if text.isascii() and not _PLAIN.search(text):
+    if not _may_hold_tag(text):
         return text
     chars: Folded = [(c, i, i + 1) for i, ch in enumerate(text) for c in _fold(ch)]
     for _ in range(3):  # a double-escaped entity (``&amp;lt;``) takes a second pass
@@ -149,6 +155,21 @@ def _neutralise(text: str) -> str:
         pos = max(pos, end)
     out.append(text[pos:])
     return "".join(out)
+
+
+def _may_hold_tag(text: str) -> bool:
+    """False when no form of the tag can be in ``text``: every form needs a character that
+    folds to ``<``, ``&``, ``%`` or ``\\`` (what :data:`_TAG` and :data:`_ENTITY` start
+    with). Checked once per distinct non-ASCII character, so a long non-English text is not
+    folded character by character just to find nothing."""
+    if _PLAIN.search(text):
+        return True
+    return not text.isascii() and any(_starts_a_tag(ch) for ch in set(text) if ord(ch) > 127)
+
+
+@lru_cache(maxsize=65536)
+def _starts_a_tag(ch: str) -> bool:
+    return any(c in "<&%\\" for c in _fold(ch))
 
 
 def escape(value: object) -> str:

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+
 from ..errors import ValidationError
 from ..records import MemoryRecord
 from .intent import WEIGHT_KEYS, Intent
@@ -73,14 +75,15 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     >>> cosine([1.0, 0.0], [1.0, 0.0]), cosine([1.0, 0.0], [0.0, 2.0]), cosine([1.0], [])
     (1.0, 0.0, 0.0)
     """
-    if len(a) != len(b) or not a:
+    if len(a) != len(b) or not len(a):
         return 0.0
-    dot = sum(x * y for x, y in zip(a, b))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
+    va = np.asarray(a, dtype=np.float64)
+    vb = np.asarray(b, dtype=np.float64)
+    na = float(np.sqrt(va @ va))
+    nb = float(np.sqrt(vb @ vb))
     if na == 0.0 or nb == 0.0:
         return 0.0
-    return dot / (na * nb)
+    return float(va @ vb) / (na * nb)
 
 
 def relevance(query: Sequence[float], vector: Sequence[float] | None) -> float:

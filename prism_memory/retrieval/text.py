@@ -20,6 +20,7 @@ from ..tokens import count_tokens
 __all__ = [
     "NO_LIMIT",
     "STOPWORDS",
+    "analysed",
     "compress_text",
     "content_terms",
     "is_filler",
@@ -192,11 +193,19 @@ def content_terms(text: str) -> set[str]:
     >>> sorted(content_terms("She painted sunrises at the lake"))
     ['lake', 'paint', 'sunris']
     """
-    return {
-        w if w[0].isdigit() else _root(w)
-        for w in _WORD.findall(text.lower())
-        if (len(w) >= 3 or w[0].isdigit()) and w not in STOPWORDS
-    }
+    terms = set(map(_term, _WORD.findall(text.lower())))
+    terms.discard("")
+    return terms
+
+
+@lru_cache(maxsize=65536)
+def _term(word: str) -> str:
+    """The term a lower-cased word stands for ("" for a stopword or a short word)."""
+    if word[0].isdigit():
+        return word
+    if len(word) < 3 or word in STOPWORDS:
+        return ""
+    return _root(word)
 
 
 NO_LIMIT = 1 << 30
@@ -229,10 +238,9 @@ def compress_text(
     >>> compress_text("Hi there! I adopted a cat named Tom. It was fun.", {"cat"}, 8)
     ('I adopted a cat named Tom.', True)
     """
-    sentences = split_sentences(text)
+    sentences, info = analysed(text)
     if len(sentences) <= 1:
         return text, False
-    info = [content_terms(s) for s in sentences]
     ranked = sorted(
         range(len(sentences)),
         key=lambda i: (
@@ -244,6 +252,10 @@ def compress_text(
     keep: list[int] = []
     used = 0
     for i in ranked:
+        # a cl100k token never spans two words: the word count bounds the cost from below,
+        # so a sentence that cannot fit is skipped without being tokenised
+        if keep and used + len(sentences[i].split()) + 1 > keep_tokens:
+            continue
         cost = _sentence_tokens(sentences[i]) + 1
         filler = is_filler(sentences[i], info[i], terms)
         if keep and (filler or used + cost > keep_tokens):
@@ -259,6 +271,14 @@ def compress_text(
             parts.append("…")
         parts.append(sentences[i])
     return " ".join(parts), True
+
+
+@lru_cache(maxsize=16384)
+def analysed(text: str) -> tuple[list[str], list[set[str]]]:
+    """Sentences of ``text`` and the content terms of each (memoised per text: a long turn is
+    cut into passages for query after query; callers never mutate what this returns)."""
+    sentences = split_sentences(text)
+    return sentences, [content_terms(s) for s in sentences]
 
 
 @lru_cache(maxsize=65536)

@@ -160,7 +160,10 @@ class MemoryStore(Protocol):
         flt: RecordFilter | None = None,
         *,
         with_vectors: bool = False,
+        with_payload: bool = True,
     ) -> dict[str, list[RouteHit]]: ...
+
+    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]: ...
 
     def hybrid_query(
         self,
@@ -235,8 +238,19 @@ class StoreBase(ABC):
         flt: RecordFilter | None = None,
         *,
         with_vectors: bool = False,
+        with_payload: bool = True,
     ) -> dict[str, list[RouteHit]]:
-        """Run every route in one batch; per-route hit lists, best first."""
+        """Run every route in one batch; per-route hit lists, best first.
+
+        ``with_payload=False``: hits carry ids and scores only (an ``order`` route keeps
+        ``ts``, its sort key), for a caller that fetches the payloads of the hits it keeps
+        with :meth:`get_points`; loading payloads is most of a route's cost when records are
+        long."""
+
+    @abstractmethod
+    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]:
+        """Payload and dense vector of each record of ``ids`` in ``scope`` (missing ids and
+        records of other scopes left out), as hits with score 0."""
 
     @abstractmethod
     def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:

@@ -650,6 +650,24 @@ class EdgeStore(StoreBase):
         return out
 
     @_engine_call
+    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]:
+        self._check_open()
+        valid = [i for i in ids if is_record_id(i)]
+        if not valid:
+            return {}
+        allowed = scope.as_dict()
+        with self._lock:
+            self._check_open()
+            got = self._shard.retrieve(valid, with_payload=True, with_vector=[DENSE_VECTOR])
+        out: dict[str, RouteHit] = {}
+        for r in got:
+            payload = r.payload or {}
+            if in_scope(payload, allowed):
+                vec = r.vector.get(DENSE_VECTOR) if isinstance(r.vector, dict) else None
+                out[str(r.id)] = RouteHit(str(r.id), 0.0, payload, list(vec) if vec else None)
+        return out
+
+    @_engine_call
     def _scroll(
         self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
     ) -> tuple[list[MemoryRecord], str | None]:
@@ -706,6 +724,7 @@ class EdgeStore(StoreBase):
         flt: RecordFilter | None = None,
         *,
         with_vectors: bool = False,
+        with_payload: bool = True,
     ) -> dict[str, list[RouteHit]]:
         self._check_open()
         q = _q()
@@ -714,6 +733,7 @@ class EdgeStore(StoreBase):
         for r in live:
             f = _filter(scope, flt, r.filter)
             with_vector: Any = [DENSE_VECTOR] if with_vectors else False
+            payload: Any = True if with_payload else (["ts"] if r.using == "order" else False)
             if r.using == "order":
                 query: Any = q.OrderBy(key="ts", direction=q.Direction.Desc)
             elif r.using == "bm25":
@@ -728,7 +748,11 @@ class EdgeStore(StoreBase):
                 )
             requests.append(
                 q.QueryRequest(
-                    limit=r.limit, query=query, filter=f, with_payload=True, with_vector=with_vector
+                    limit=r.limit,
+                    query=query,
+                    filter=f,
+                    with_payload=payload,
+                    with_vector=with_vector,
                 )
             )
         batches: list[Any] = []

@@ -325,6 +325,26 @@ class QdrantStore(StoreBase):
                 out[str(r.id)] = list(r.vector[DENSE_VECTOR])
         return out
 
+    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]:
+        valid = [i for i in ids if is_record_id(i)]
+        if not valid:
+            return {}
+        allowed = scope.as_dict()
+        got = self._call(
+            self._client.retrieve,
+            self.collection,
+            ids=valid,
+            with_payload=True,
+            with_vectors=[DENSE_VECTOR],
+        )
+        out: dict[str, RouteHit] = {}
+        for r in got:
+            payload = r.payload or {}
+            if in_scope(payload, allowed):
+                vec = r.vector.get(DENSE_VECTOR) if isinstance(r.vector, dict) else None
+                out[str(r.id)] = RouteHit(str(r.id), 0.0, payload, list(vec) if vec else None)
+        return out
+
     def _scroll(
         self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
     ) -> tuple[list[MemoryRecord], str | None]:
@@ -368,6 +388,7 @@ class QdrantStore(StoreBase):
         flt: RecordFilter | None = None,
         *,
         with_vectors: bool = False,
+        with_payload: bool = True,
     ) -> dict[str, list[RouteHit]]:
         m = _m()
         live = [r for r in routes if not (r.using == "bm25" and not r.vector)]
@@ -375,6 +396,7 @@ class QdrantStore(StoreBase):
         for r in live:
             f = _filter(scope, flt, r.filter)
             with_vector: Any = [DENSE_VECTOR] if with_vectors else False
+            payload: Any = True if with_payload else (["ts"] if r.using == "order" else False)
             if r.using == "order":
                 requests.append(
                     m.QueryRequest(
@@ -383,7 +405,7 @@ class QdrantStore(StoreBase):
                         ),
                         filter=f,
                         limit=r.limit,
-                        with_payload=True,
+                        with_payload=payload,
                         with_vector=with_vector,
                     )
                 )
@@ -402,7 +424,7 @@ class QdrantStore(StoreBase):
                     using=using,
                     filter=f,
                     limit=r.limit,
-                    with_payload=True,
+                    with_payload=payload,
                     with_vector=with_vector,
                 )
             )
