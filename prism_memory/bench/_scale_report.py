@@ -59,7 +59,9 @@ def render_markdown(r: dict[str, Any]) -> str:
     lines = [
         "# Scale benchmark",
         "",
-        f"`prism bench scale --sizes {','.join(map(str, s['sizes']))} --users {s['users']}` — "
+        f"`prism bench scale --sizes {','.join(map(str, s['sizes']))} --users {s['users']}"
+        + (f" --long-share {s['long_share']}" if s.get("long_share") else "")
+        + f"` — "
         f"{r['date']}, {r['machine']['cpus']} CPUs, Python {r['machine']['python']}, "
         f"prism-memory {r['version']}, wall time {r['wall_s']} s.",
         "",
@@ -69,8 +71,14 @@ def render_markdown(r: dict[str, Any]) -> str:
         "processes were sharing the machine when the load is above the CPU count, which slows "
         "every figure below.",
         "",
-        "Synthetic short memories (templates + random vocabulary, fixed seed) of "
-        f"{s['users']} users, each said by one of a few dozen named speakers and embedded as "
+        (
+            "Synthetic short memories (templates + random vocabulary, fixed seed)"
+            if not s.get("long_share")
+            else f"Synthetic memories (templates + random vocabulary, fixed seed; "
+            f"{s['long_share']:.0%} of them long texts of 10-36 sentences, like long assistant "
+            f"replies; mean length {s.get('mean_chars')} characters)"
+        )
+        + f" of {s['users']} users, each said by one of a few dozen named speakers and embedded as "
         "`speaker: text` like conversation turns (so recall pays for its speaker-only penalty); every query runs in one user's scope with the default visibility "
         "filter (active, not quarantined): a filtered hybrid query (dense + BM25 prefetch "
         f"{s['prefetch_limit']} each, RRF, top {s['limit']}).",
@@ -103,7 +111,7 @@ def render_markdown(r: dict[str, Any]) -> str:
         "## Search latency",
         "",
         "`hybrid_query`: the store call with pre-computed query vectors (same call on both "
-        "engines). `Memory.search`: end to end, including the query embedding (~2-3 ms) and "
+        "engines). `Memory.search`: end to end, including the query embedding (one model call) and "
         "BM25 encoding. `Memory.recall`: the intent-aware, token-budgeted read path "
         "(if installed).",
         "",

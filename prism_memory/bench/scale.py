@@ -15,7 +15,10 @@ Design:
   ``Memory.search`` (adds query embedding), ``Memory.recall`` when the installed Memory has it.
   Local mode takes seconds per query at 100K, so its query count is capped (``--baseline-queries``
   and ``--baseline-budget-s``); the ratio compares p50s on the same queries.
-- Writes ``scale.json`` and ``scale.md`` to ``--out``.
+- ``--long-share F``: that share of the memories (and of the ingest sample) are long texts,
+  600-2,800 characters of template sentences like a long assistant reply, so the store and
+  recall pay for long payloads, passages and their packing.
+- Writes ``<name>.json`` and ``<name>.md`` (``--name``, default ``scale``) to ``--out``.
 """
 
 from __future__ import annotations
@@ -138,13 +141,43 @@ def _slots(rng: random.Random) -> dict[str, Any]:
     }
 
 
-def make_texts(n: int, seed: int = 7) -> list[tuple[str, str]]:
-    """``n`` deterministic ``(kind, text)`` pairs (short, varied, mostly unique)."""
+#: openers and links of a long text: an assistant's reply or a pasted note that runs on
+LONG_OPENERS = [
+    "Here is a summary of what we discussed so far.",
+    "Sure, let me go through the details one by one.",
+    "I went through your notes from last month and put them in order.",
+    "Thanks for the update; here is how everything fits together.",
+]
+LONG_LINKS = ["Also,", "Besides that,", "On a related note,", "Separately,", "For context,", ""]
+
+
+def long_text(rng: random.Random) -> str:
+    """One long memory (about 600 to 2,800 characters): an opener, then 10 to 36 sentences
+    from the templates, some with a linking phrase, like a long assistant reply."""
+    parts = [rng.choice(LONG_OPENERS)]
+    for _ in range(rng.randint(10, 36)):
+        sentence = rng.choice(TEMPLATES)[1].format(**_slots(rng))
+        link = rng.choice(LONG_LINKS)
+        parts.append(f"{link} {sentence[0].lower()}{sentence[1:]}." if link else f"{sentence}.")
+    return " ".join(parts)
+
+
+def make_texts(n: int, seed: int = 7, long_share: float = 0.0) -> list[tuple[str, str]]:
+    """``n`` deterministic ``(kind, text)`` pairs (varied, mostly unique): short template
+    sentences, and a ``long_share`` of long texts (kind ``event``, see :func:`long_text`).
+
+    >>> [k for k, _ in make_texts(3)], len(make_texts(1, long_share=1.0)[0][1]) > 300
+    (['event', 'event', 'fact'], True)
+    """
     rng = random.Random(seed)
-    return [
-        (kind, template.format(**_slots(rng)))
-        for kind, template in (rng.choice(TEMPLATES) for _ in range(n))
-    ]
+    out = []
+    for _ in range(n):
+        if long_share > 0 and rng.random() < long_share:
+            out.append(("event", long_text(rng)))
+        else:
+            kind, template = rng.choice(TEMPLATES)
+            out.append((kind, template.format(**_slots(rng))))
+    return out
 
 
 def make_queries(n: int, users: int, seed: int = 11) -> list[tuple[str, str]]:
@@ -274,6 +307,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="embed at most this many unique texts and repeat them (0 = embed every text)",
     )
     parser.add_argument("--seed", type=int, default=7, help="seed of the synthetic data")
+    parser.add_argument(
+        "--long-share",
+        type=float,
+        default=0.0,
+        help="share of long memories (600-2,800 characters, like long assistant replies) in "
+        "the data and the ingest sample (default 0: short memories only)",
+    )
+    parser.add_argument(
+        "--name", default="scale", help="result file stem: <out>/<name>.json and .md"
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
 
 
@@ -367,7 +410,13 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print(msg, file=sys.stderr, flush=True)
 
-    data = make_texts(total, seed=args.seed)
+    long_share = float(getattr(args, "long_share", 0.0))
+    if not 0.0 <= long_share <= 1.0:
+        from ..errors import ValidationError
+
+        raise ValidationError(f"--long-share {long_share}: give a share between 0 and 1")
+    name = getattr(args, "name", "scale") or "scale"
+    data = make_texts(total, seed=args.seed, long_share=long_share)
     pool = args.pool if 0 < args.pool < total else total
     if pool < total:  # repeat the first `pool` texts so every vector is the real one of its text
         data = [data[i % pool] for i in range(total)]
@@ -393,13 +442,15 @@ def run(args: argparse.Namespace) -> int:
             "limit": 10,
             "prefetch_limit": 40,
             "seed": args.seed,
+            "long_share": long_share,
+            "mean_chars": round(statistics.fmean(len(t) for _, t in data), 1),
         },
     }
 
     with tempfile.TemporaryDirectory(prefix="prism-scale-") as tmp:
         workdir = Path(tmp)
         embedder.embed_query("warm-up")
-        sample = make_texts(max(1, args.ingest_sample), seed=args.seed + 1)
+        sample = make_texts(max(1, args.ingest_sample), seed=args.seed + 1, long_share=long_share)
         say(f"ingest: {len(sample)} texts through Memory.add_many with {embedder.name}")
         results["ingest"] = _measure_ingest(embedder, sample, users, workdir)
         say(
@@ -559,13 +610,13 @@ def run(args: argparse.Namespace) -> int:
     results["peak_rss_mb"] = _peak_rss_mb()
     results["wall_s"] = round(time.perf_counter() - t_all, 1)
     results["targets"] = targets(results)
-    (out_dir / "scale.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    (out_dir / "scale.md").write_text(render_markdown(results), encoding="utf-8")
+    (out_dir / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    (out_dir / f"{name}.md").write_text(render_markdown(results), encoding="utf-8")
     if args.json:
         print(json.dumps(results, indent=2))
     else:
         print(render_markdown(results))
-        print(f"wrote {out_dir / 'scale.json'} and {out_dir / 'scale.md'}", file=sys.stderr)
+        print(f"wrote {out_dir / f'{name}.json'} and {out_dir / f'{name}.md'}", file=sys.stderr)
     return 0
 
 

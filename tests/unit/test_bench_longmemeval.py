@@ -97,5 +97,12 @@ def test_run_writes_the_report_with_types_lengths_and_latency(tmp_path: Path) ->
     assert set(report["per_type"]) == {"single-session-user"}
     assert list(report["per_evidence_length"]) == ["short (< 600 chars)"]
     assert report["recall_latency_ms"]["calls"] == 3
+    # where ingest and recall time goes: the model alone, the screen, the recall stages
+    ing = report["ingest"]
+    assert ing["embedding_s"] >= 0 and ing["screen_s"] > 0 and ing["model_turns_per_s"] > 0
+    assert ing["embedding_s"] + ing["screen_s"] <= ing["seconds"] + 0.1
+    assert set(report["recall_stage_p50_ms"]) == {"embed", "retrieve", "construct"}
+    assert report["recall_latency_ms"]["first_call_p50"] > 0
     md = (tmp_path / "out" / "lme.md").read_text()
     assert "Per evidence length" in md and "turns/s" in md
+    assert "the model alone" in md and "poisoning screen" in md and "Stages, p50" in md

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from prism_memory import RetrievalConfig
 from prism_memory.records import Kind, MemoryRecord, Provenance, Trust
-from prism_memory.retrieval.construct import Scored, pack, select
+from prism_memory.retrieval.construct import Scored, pack, place, select
 from prism_memory.retrieval.context import CandidateTrace, RecallTrace
 from prism_memory.retrieval.render import BLOCK_OPEN, render
 from prism_memory.retrieval.scoring import ScoreParts
@@ -244,3 +244,49 @@ def test_a_long_document_given_to_add_competes_as_its_passage_too() -> None:
     items, _, tokens = pack([doc, *facts], query="passport visa", budget_tokens=300, config=CFG)
     shown = next(it for it in items if it.record.id == doc.record.id)
     assert "passport" in shown.shown and shown.compressed and tokens <= 300
+
+
+sentence = st.lists(
+    st.sampled_from(["trip", "hotel", "passport", "visa", "lunch", "the", "a", "Kyoto", "7", "é"]),
+    min_size=1,
+    max_size=30,
+).map(lambda ws: " ".join(ws) + ".")
+long_texts = st.lists(sentence, min_size=1, max_size=40).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(long_texts, st.sampled_from(["episodic", "semantic"])), max_size=12),
+    st.integers(30, 2500),
+)
+def test_long_turns_passages_and_upgrades_never_exceed_the_budget(
+    specs: list[tuple[str, str]], budget: int
+) -> None:
+    """Long texts go through passages, the word-count bound and the whole-turn upgrade: the
+    rendered context is still counted exactly and never over the budget."""
+    items = [
+        scored(t, layer=layer, total=1 - i / 100, turn=i) for i, (t, layer) in enumerate(specs)
+    ]
+    out, text, tokens = pack(items, query="passport visa Kyoto", budget_tokens=budget, config=CFG)
+    assert tokens == count_tokens(text) and tokens <= budget
+    assert (text == "") == (not out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 400), min_size=1, max_size=30),
+    st.integers(1, 2000),
+    st.integers(0, 50),
+)
+def test_place_never_skips_an_item_that_fits_for_a_lower_ranked_one(
+    costs: list[int], budget: int, frame: int
+) -> None:
+    """Without section caps, an item left out did not fit in what the items ranked above it
+    left: no lower-ranked item takes the room a better one could have used."""
+    order = list(range(len(costs)))
+    placed = place(order, costs, budget, frame=frame)
+    assert frame + sum(costs[i] for i in placed) <= budget or not placed
+    for i in order:
+        if i not in placed:
+            above = frame + sum(costs[j] for j in placed if j < i)
+            assert above + costs[i] > budget
