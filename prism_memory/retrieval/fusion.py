@@ -121,6 +121,7 @@ def scored_records(
     score_threshold: float | None = None,
     keep_vectors: bool = False,
     fetch_vectors: Callable[[list[str]], Mapping[str, list[float]]] | None = None,
+    fetch_points: Callable[[list[str]], Mapping[str, Hit]] | None = None,
 ) -> list[ScoredRecord]:
     """RRF of the routes as :class:`ScoredRecord` hits (what ``Memory.search`` returns), in
     fusion order: ``rank_score`` the fused value, ``score`` the relevance of the record's
@@ -131,6 +132,10 @@ def scored_records(
     and when ``score_threshold`` dropped some, the rest of the pool in a second one. Hits
     whose relevance is below ``score_threshold`` are dropped before ``limit``;
     ``keep_vectors`` keeps each hit's dense vector on ``vector``.
+
+    ``fetch_points`` (ids -> hits with payload and vector, the store's ``get_points``) is for
+    routes that ran without payloads: the hits kept get theirs in the same one or two calls,
+    and a record gone in between is left out.
 
     >>> from prism_memory.stores.base import RouteHit
     >>> hits = {"dense": [RouteHit("a", 0.6, {"text": "a", "user_id": "u"}, [0.6, 0.8])],
@@ -150,12 +155,20 @@ def scored_records(
         # the dense route's score is already the cosine of query and record (the engine's
         # Cosine distance on the same normalised vectors): only hits the dense route did not
         # find need their vector fetched for a relevance score
+        points: Mapping[str, Hit] | None = None
+        if fetch_points is not None:
+            points = fetch_points([c.id for c in chunk])
+            for c in chunk:
+                got = points.get(c.id)
+                if got is not None:
+                    c.payload = got.payload
+                    c.vector = c.vector or got.vector
         missing = [
             c.id
             for c in chunk
             if c.vector is None and (keep_vectors or DENSE_ROUTE not in c.route_scores)
         ]
-        if missing and fetch_vectors is not None:
+        if missing and fetch_vectors is not None and points is None:
             fetched = fetch_vectors(missing)
             for c in chunk:
                 if c.vector is None:
@@ -163,7 +176,9 @@ def scored_records(
         for c in chunk:
             if limit is not None and len(out) >= limit:
                 break
-            if c.vector is None and DENSE_ROUTE in c.route_scores:
+            if points is not None and c.id not in points:
+                continue
+            if DENSE_ROUTE in c.route_scores and (c.vector is None or points is not None):
                 score = min(1.0, max(0.0, float(c.route_scores[DENSE_ROUTE])))
             else:
                 score = relevance(query, c.vector)

@@ -238,12 +238,12 @@ class RecallPipeline:
         )
         store = self.engine.store
         return scored_records(
-            store.query_routes(scope, routes, flt),
+            store.query_routes(scope, routes, flt, with_payload=False),
             qvec,
             k=self.engine.config.retrieval.rrf_k,
             limit=limit,
             score_threshold=threshold,
-            fetch_vectors=lambda ids: store.get_vectors(ids, scope),
+            fetch_points=lambda ids: store.get_points(ids, scope),
         )
 
     # -- recall -------------------------------------------------------------------------
