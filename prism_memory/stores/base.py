@@ -16,7 +16,7 @@ Design:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -203,6 +203,19 @@ def in_scope(payload: Mapping[str, Any] | None, allowed: Mapping[str, Any]) -> b
     """
     got = payload or {}
     return all(got.get(k) == v for k, v in allowed.items())
+
+
+def scoped_points(got: Iterable[Any], scope: Scope) -> dict[str, RouteHit]:
+    """Points an engine retrieved by id, as hits with score 0 (payload and dense vector),
+    keeping only those of ``scope``: what ``get_points`` returns on every engine."""
+    allowed = scope.as_dict()
+    out: dict[str, RouteHit] = {}
+    for r in got:
+        payload = r.payload or {}
+        if in_scope(payload, allowed):
+            vec = r.vector.get(DENSE_VECTOR) if isinstance(r.vector, dict) else None
+            out[str(r.id)] = RouteHit(str(r.id), 0.0, payload, list(vec) if vec else None)
+    return out
 
 
 class StoreBase(ABC):

@@ -42,6 +42,7 @@ from .base import (
     RouteQuery,
     StoreBase,
     in_scope,
+    scoped_points,
     stable_order,
 )
 from .filters import Condition, RecordFilter
@@ -655,17 +656,10 @@ class EdgeStore(StoreBase):
         valid = [i for i in ids if is_record_id(i)]
         if not valid:
             return {}
-        allowed = scope.as_dict()
         with self._lock:
             self._check_open()
             got = self._shard.retrieve(valid, with_payload=True, with_vector=[DENSE_VECTOR])
-        out: dict[str, RouteHit] = {}
-        for r in got:
-            payload = r.payload or {}
-            if in_scope(payload, allowed):
-                vec = r.vector.get(DENSE_VECTOR) if isinstance(r.vector, dict) else None
-                out[str(r.id)] = RouteHit(str(r.id), 0.0, payload, list(vec) if vec else None)
-        return out
+        return scoped_points(got, scope)
 
     @_engine_call
     def _scroll(

@@ -28,6 +28,7 @@ from .base import (
     RouteQuery,
     StoreBase,
     in_scope,
+    scoped_points,
     stable_order,
 )
 from .filters import Condition, RecordFilter
@@ -329,7 +330,6 @@ class QdrantStore(StoreBase):
         valid = [i for i in ids if is_record_id(i)]
         if not valid:
             return {}
-        allowed = scope.as_dict()
         got = self._call(
             self._client.retrieve,
             self.collection,
@@ -337,13 +337,7 @@ class QdrantStore(StoreBase):
             with_payload=True,
             with_vectors=[DENSE_VECTOR],
         )
-        out: dict[str, RouteHit] = {}
-        for r in got:
-            payload = r.payload or {}
-            if in_scope(payload, allowed):
-                vec = r.vector.get(DENSE_VECTOR) if isinstance(r.vector, dict) else None
-                out[str(r.id)] = RouteHit(str(r.id), 0.0, payload, list(vec) if vec else None)
-        return out
+        return scoped_points(got, scope)
 
     def _scroll(
         self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
