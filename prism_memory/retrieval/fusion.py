@@ -30,7 +30,17 @@ from typing import Any, Literal, Protocol
 from ..records import MemoryRecord, ScoredRecord
 from .scoring import relevance
 
-__all__ = ["Candidate", "Hit", "collect", "dbsf", "fuse", "ranked", "rrf", "scored_records"]
+__all__ = [
+    "Candidate",
+    "Hit",
+    "collect",
+    "dbsf",
+    "fuse",
+    "ranked",
+    "rrf",
+    "scored_records",
+    "with_payloads",
+]
 
 
 class Hit(Protocol):
@@ -108,6 +118,25 @@ def rrf(
     return ranked(pool, limit)
 
 
+def with_payloads(candidates: Sequence[Candidate], points: Mapping[str, Hit]) -> list[Candidate]:
+    """The candidates still stored, each given its payload from ``points`` (the store's
+    ``get_points`` for routes that ran without payloads); a record gone in between is left
+    out, order kept.
+
+    >>> from prism_memory.stores.base import RouteHit
+    >>> cs = [Candidate("a", {}), Candidate("b", {})]
+    >>> [(c.id, c.payload) for c in with_payloads(cs, {"b": RouteHit("b", 0.0, {"x": 1})})]
+    [('b', {'x': 1})]
+    """
+    kept = []
+    for c in candidates:
+        point = points.get(c.id)
+        if point is not None:
+            c.payload = point.payload
+            kept.append(c)
+    return kept
+
+
 #: the route whose score is the query-record cosine (``retrieval.routes`` names it so)
 DENSE_ROUTE = "dense"
 
@@ -158,11 +187,9 @@ def scored_records(
         points: Mapping[str, Hit] | None = None
         if fetch_points is not None:
             points = fetch_points([c.id for c in chunk])
+            chunk = with_payloads(chunk, points)
             for c in chunk:
-                got = points.get(c.id)
-                if got is not None:
-                    c.payload = got.payload
-                    c.vector = c.vector or got.vector
+                c.vector = c.vector or points[c.id].vector
         missing = [
             c.id
             for c in chunk
@@ -176,8 +203,6 @@ def scored_records(
         for c in chunk:
             if limit is not None and len(out) >= limit:
                 break
-            if points is not None and c.id not in points:
-                continue
             if DENSE_ROUTE in c.route_scores and (c.vector is None or points is not None):
                 score = min(1.0, max(0.0, float(c.route_scores[DENSE_ROUTE])))
             else:

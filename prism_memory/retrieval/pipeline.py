@@ -52,7 +52,7 @@ from .access import AccessLog
 from .cache import RecallCache, scopes_overlap
 from .construct import Scored, pack, prism_total, score_candidates, select
 from .context import MemoryContext, RecallTrace
-from .fusion import Candidate, fuse, scored_records
+from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
 from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
@@ -542,16 +542,8 @@ def _filled(
     the routes ran without payloads (loading them is most of a route's cost when records are
     long, and most hits do not make the pool). A record deleted in between is left out."""
     points = store.get_points([c.id for c in candidates], scope)
-    out = []
-    vectors: dict[str, list[float]] = {}
-    for c in candidates:
-        point = points.get(c.id)
-        if point is not None:
-            c.payload = point.payload
-            out.append(c)
-            if point.vector:
-                vectors[c.id] = point.vector
-    return out, vectors
+    vectors = {i: p.vector for i, p in points.items() if p.vector}
+    return with_payloads(candidates, points), vectors
 
 
 def _pool(candidates: list[Candidate], size: int) -> list[Candidate]:
