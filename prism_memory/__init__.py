@@ -45,8 +45,8 @@ from .errors import (
 )
 from .llm import ChatModel
 from .memory import Memory
-from .remote import RemoteMemory
 from .records import Kind, Layer, MemoryRecord, Scope, ScoredRecord
+from .remote import RemoteMemory
 from .results import RememberResult
 from .retrieval import Intent, MemoryContext
 

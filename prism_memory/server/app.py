@@ -69,20 +69,23 @@ def _mcp_asgi(memory: Memory, keys: KeyRing | None, host: str) -> tuple[Any, Any
     manager = server.session_manager
     endpoint = StreamableHTTPASGIApp(manager)
 
-    async def guarded(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
-        # the same keys as the API: no MCP session starts without one
-        if keys is not None and scope["type"] == "http":
-            headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
-            try:
-                keys.authenticate(headers.get("authorization"))
-            except AuthenticationError as exc:
-                from starlette.responses import JSONResponse
+    class Guarded:
+        """The MCP endpoint behind the API keys (an ASGI app, not a request handler)."""
 
-                await JSONResponse(error_to_json(exc), status_code=401)(scope, receive, send)
-                return
-        await endpoint(scope, receive, send)
+        async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+            # the same keys as the API: no MCP session starts without one
+            if keys is not None and scope["type"] == "http":
+                headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+                try:
+                    keys.authenticate(headers.get("authorization"))
+                except AuthenticationError as exc:
+                    from starlette.responses import JSONResponse
 
-    return guarded, manager
+                    await JSONResponse(error_to_json(exc), status_code=401)(scope, receive, send)
+                    return
+            await endpoint(scope, receive, send)
+
+    return Guarded(), manager
 
 
 def create_app(

@@ -20,11 +20,12 @@ Example (stdio, as an MCP client's configuration would start it)::
 
 # no `from __future__ import annotations`: the SDK reads the tools' annotations (Context)
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from .. import wire
-from ..errors import PermissionDeniedError, ScopeError
+from ..errors import PermissionDeniedError, PrismError, ScopeError
 from ..memory import Memory
 from .auth import OPEN, KeyRing, Principal, ScopeKwargs, authorize, default_scope
 
@@ -115,6 +116,7 @@ def build_mcp_server(
     """
     try:
         from mcp.server.mcpserver import Context, MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "the MCP server needs the official MCP SDK: pip install 'prism-memory[mcp]'"
@@ -124,7 +126,14 @@ def build_mcp_server(
 
     def tool(description: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            server.add_tool(fn, description=description)
+            @functools.wraps(fn)
+            def run(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return fn(*args, **kwargs)
+                except PrismError as exc:  # the model reads what to fix (the SDK hides others)
+                    raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+
+            server.add_tool(run, description=description)
             return fn
 
         return register
