@@ -38,6 +38,7 @@ SERVICE_KEYS = {
     "alice-key-0123456789": {"user_ids": ["alice"], "name": "alice"},
     "bob-key-01234567890": {"user_ids": ["bob"], "name": "bob"},
     "agent-key-0123456789": {"agent_ids": ["planner"], "name": "planner"},
+    "dana-key-01234567890": {"user_ids": ["dana"], "name": "dana"},
 }
 
 
@@ -51,3 +52,12 @@ def prism_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     keys = write_keys(root / "keys.json", SERVICE_KEYS)
     with ServiceProcess.start(path=root / "store", keys_file=keys) as svc:
         yield svc
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
+    """Keep each phase's report on the test item (``item.rep_call``): the browser tests take a
+    screenshot when their call failed."""
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)
