@@ -862,6 +862,17 @@ def build_parser() -> argparse.ArgumentParser:
         "inspector (/) over one store; needs the server extra",
         cmd_serve,
     )
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = (
+        "examples:\n"
+        "  prism serve --path ./.prism --api-keys keys.json\n"
+        '  PRISM_API_KEYS=\'{"k-alice-6f1c9d2e": {"user_ids": ["alice"]}}\' '
+        "prism serve --host 0.0.0.0\n"
+        "  curl -H 'Authorization: Bearer KEY' 'localhost:8765/v1/memories?user_id=alice'\n\n"
+        "A key reads and writes only inside its user_ids / agent_ids (admin: every scope); no\n"
+        "key is 401, a foreign scope 403. Python: prism_memory.RemoteMemory(url, api_key=KEY).\n"
+        "Guide: docs/service.md"
+    )
     p.add_argument(
         "--host",
         default="127.0.0.1",

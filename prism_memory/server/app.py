@@ -202,6 +202,9 @@ def serve(
     import uvicorn
 
     check_bind(host, keys)
+    # load the embedding model, tokenizer and store indexes now, so /v1/health answers only once
+    # the first real call will be fast (a recall in a scope nobody uses writes nothing)
+    memory.recall("warm up", user_id="prism-serve-warm-up", budget_tokens=50)
     app = create_app(
         memory,
         keys=keys,
