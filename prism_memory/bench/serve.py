@@ -300,7 +300,12 @@ def _crashes(path: Path, kills: int, seed: int, say: Callable[[str], None]) -> d
         threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
         for t in threads:
             t.start()
-        time.sleep(rng.uniform(1.0, 3.0))  # let writes flow, then kill at a random moment
+        # kill mid-writes: once writes flow (a first write on a fresh store creates its
+        # indexes), at a random moment
+        deadline = time.monotonic() + 60
+        while len(acked) - before < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(rng.uniform(0.0, 1.5))
         svc.kill()
         stop.set()
         for t in threads:

@@ -44,6 +44,7 @@ def _require_server_extra() -> None:
         import fastapi  # noqa: F401
         import jinja2  # noqa: F401
         import multipart  # noqa: F401
+        import orjson  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
         raise ImportError(
@@ -151,6 +152,8 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, PrismError):  # e.g. a streamed body over the limit
+            return JSONResponse(error_to_json(exc.__cause__), status_code=status_of(exc.__cause__))
         name = {404: "NotFoundError", 405: "ValidationError"}.get(exc.status_code, "ServiceError")
         message = f"{request.method} {request.url.path}: {exc.detail}; see /docs for the routes"
         return JSONResponse(
