@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from ..errors import AuthenticationError, PrismError, ValidationError
@@ -173,7 +173,7 @@ def create_app(
             Route("/mcp", endpoint=mounted[0], methods=["GET", "POST", "DELETE"])
         )
 
-    limited: Callable[..., Awaitable[None]] = LimitsMiddleware(
+    return LimitsMiddleware(
         app,
         max_body_bytes=max_body_bytes,
         timeout=request_timeout,
@@ -181,8 +181,6 @@ def create_app(
         max_large_bytes=max_import_bytes,
         untimed=("/mcp", "/v1/import"),
     )
-    limited.fastapi = app  # type: ignore[attr-defined]  # tests and embedders reach the app
-    return limited
 
 
 def serve(

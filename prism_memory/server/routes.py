@@ -20,16 +20,19 @@ import functools
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ParamSpec
 
 import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response, StreamingResponse
+from pydantic import ValidationError as PydanticValidationError
 from starlette.concurrency import run_in_threadpool
 
 from .. import wire
-from ..errors import PrismError, ValidationError
+from ..config import RetrievalConfig
+from ..errors import ValidationError, pydantic_reason
 from ..memory import Memory
 from ..retrieval.intent import Intent
 from .auth import OPEN, Principal, authorize, require_admin
@@ -60,10 +63,12 @@ _CHUNK = 1 << 16
 _P = ParamSpec("_P")
 
 
-def _json_response(data: Any) -> Response:
+def _json_response(data: Any, took_s: float | None = None) -> Response:
     """``data`` as a JSON response, serialised once by orjson (FastAPI's generic encoder walks
-    every value in Python, which cost more than the recall itself on large contexts)."""
-    return Response(orjson.dumps(data, default=str), media_type="application/json")
+    every value in Python, which cost more than the recall itself on large contexts), with the
+    time the call took in the standard ``Server-Timing`` header (``app;dur=<ms>``)."""
+    headers = {"Server-Timing": f"app;dur={took_s * 1000:.2f}"} if took_s is not None else None
+    return Response(orjson.dumps(data, default=str), media_type="application/json", headers=headers)
 
 
 def _answers_json(fn: Callable[_P, Any]) -> Callable[_P, Response]:
@@ -71,7 +76,9 @@ def _answers_json(fn: Callable[_P, Any]) -> Callable[_P, Response]:
 
     @functools.wraps(fn)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> Response:
-        return _json_response(fn(*args, **kwargs))
+        start = time.perf_counter()
+        data = fn(*args, **kwargs)
+        return _json_response(data, time.perf_counter() - start)
 
     return run
 
@@ -257,17 +264,11 @@ def search(body: SearchBody, p: Caller, m: Mem) -> dict[str, Any]:
 @router.post("/recall", tags=["recall"], summary="Memory.recall: the token-budgeted context")
 @_answers_json
 def recall(body: RecallBody, p: Caller, m: Mem) -> dict[str, Any]:
-    from ..config import RetrievalConfig
-
     scope = scoped(p, body)
     try:
         intent = Intent.model_validate(body.intent) if body.intent is not None else None
         config = RetrievalConfig.model_validate(body.config) if body.config is not None else None
-    except PrismError:
-        raise
-    except ValueError as exc:
-        from ..errors import pydantic_reason
-
+    except PydanticValidationError as exc:
         raise ValidationError(f"recall: {pydantic_reason(exc)}") from None
     ctx = m.recall(
         body.query,
@@ -296,13 +297,9 @@ def touch(body: TouchBody, p: Caller, m: Mem) -> dict[str, Any]:
 @router.post("/remember", tags=["write path"], summary="Memory.remember: conversation turns")
 @_answers_json
 def remember(body: RememberBody, p: Caller, m: Mem) -> dict[str, Any]:
-    return wire.remember_to_json(
-        m.remember(
-            body.messages,
-            **scoped(p, body),
-            **{k: v for k, v in body.rest().items() if k != "messages"},
-        )
-    )
+    rest = body.rest()
+    messages = rest.pop("messages")
+    return wire.remember_to_json(m.remember(messages, **scoped(p, body), **rest))
 
 
 @router.post("/end_session", tags=["write path"], summary="Memory.end_session")
@@ -436,12 +433,10 @@ class _LineScopes:
         except ValueError:
             return  # the import reports the bad line with its number
         if isinstance(data, dict):
+            scope = {k: data.get(k) for k in ("user_id", "agent_id", "session_id")}
+            # a non-string id is the import's own error to report; here it names no scope
             authorize(
-                self.principal,
-                **{
-                    k: v if isinstance(v, str) else None
-                    for k, v in ((k, data.get(k)) for k in ("user_id", "agent_id", "session_id"))
-                },
+                self.principal, **{k: v if isinstance(v, str) else None for k, v in scope.items()}
             )
 
 
