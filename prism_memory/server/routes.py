@@ -55,7 +55,7 @@ from .models import (
     UpdateBody,
 )
 
-__all__ = ["caller", "memory_of", "router", "scoped"]
+__all__ = ["caller", "memory_of", "router", "scoped", "visible_stats"]
 
 router = APIRouter(prefix="/v1")
 
@@ -123,6 +123,15 @@ def scoped(principal: Principal, body: ScopeBody) -> dict[str, Any]:
     scope = body.scope()
     authorize(principal, **scope)
     return scope
+
+
+def visible_stats(principal: Principal, stats: dict[str, Any]) -> dict[str, Any]:
+    """``Memory.stats`` as a key may see it: where the store lives on the server (a path, a URL)
+    is for admin keys only."""
+    if principal.admin or not isinstance(stats.get("engine"), dict):
+        return stats
+    hidden = ("path", "where", "url", "location")
+    return {**stats, "engine": {k: v for k, v in stats["engine"].items() if k not in hidden}}
 
 
 def _json_filters(filters: str | None) -> dict[str, Any] | None:
@@ -234,10 +243,7 @@ def delete_by_source(body: DeleteBySourceBody, p: Caller, m: Mem) -> dict[str, A
 def stats(p: Caller, m: Mem, s: ScopeQ, all_scopes: bool = False) -> dict[str, Any]:
     if all_scopes:
         require_admin(p, "stats over every tenant (all_scopes)")
-    result: dict[str, Any] = json.loads(
-        json.dumps(m.stats(**scoped(p, s), all_scopes=all_scopes), default=str)
-    )
-    return result
+    return visible_stats(p, m.stats(**scoped(p, s), all_scopes=all_scopes))
 
 
 # -- quarantine -----------------------------------------------------------------------------
