@@ -13,6 +13,7 @@ events. A change (改去/改成/提高到/推迟到) retires what it replaces. N
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -20,8 +21,11 @@ from ..records import Entity
 from .candidate import FactCandidate
 from .dates import TimeMention, cn_number, find_times
 from .lexicon import ZH_DIETS, ZH_JOB_SUFFIX, ZH_PETS, ZH_RELATIONS
-from .patterns import _MONEY, _ZH_PERSON
-from .sentences import speech_act, split_clauses
+from .patterns import _MONEY
+from .sentences import is_cjk, speech_act, split_clauses
+from .zh_attributes import read_change, read_property
+from .zh_lexicon import ZH_MEASURE_UNITS
+from .zh_names import NAME_END, ROLE_PHRASE, ZhName, find_names
 
 __all__ = ["ChineseExtractor"]
 
@@ -53,7 +57,9 @@ _CHOOSE = re.compile(
 _LIVE = re.compile(r"^(?:现在|目前)?住在(?P<v>.{2,20})$")
 _WORK_AS = re.compile(r"^在(?P<place>.{2,20}?)(?:做|当|担任)(?P<job>.{1,12})$")
 _WORK_AT = re.compile(r"^(?:现在|目前)?在(?P<place>.{2,20}?)(?:上班|工作|任职|实习)$")
-_JOB = re.compile(rf"^(?:是|当|做)(?:一名|一个|一位|个|名)?(?P<job>.{{1,10}}(?:{ZH_JOB_SUFFIX}))$")
+_JOB = re.compile(
+    rf"^(?:改行|转行|改|换|也)?(?:是|当|做|成了|成为)(?:一名|一个|一位|个|名)?(?P<job>.{{1,10}}(?:{ZH_JOB_SUFFIX}))$"
+)
 _PET = re.compile(
     rf"养了?(?:一|两|三|几)?(?:只|条|个|匹)?(?P<pet>[\u4e00-\u9fff]{{0,4}}?(?:{ZH_PETS}))(?:[，,]?\s*(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fff]{{1,4}}))?"
 )
@@ -69,6 +75,19 @@ _CHANGE = re.compile(r"改(?:去|成|到|为|在)|换成|换到|推迟到|提前
 _CHANGE_TOPIC = re.compile(
     r"(?P<topic>[\u4e00-\u9fff]{2,6}?)的?(?:计划|安排|行程|时间)(?:改|变|取消|推迟|提前)"
 )
+_PRONOUN = re.compile(r"^(?:其|他|她)(?!们)(?P<of>的)?")
+_NAMED_ROLE = re.compile(
+    rf"^(?:我|我们)的?(?P<rel>{ROLE_PHRASE})(?:的名字)?(?:叫做|名叫|叫|名字是|名字叫)"
+    rf"(?P<name>[\u4e00-\u9fff]{{2,3}}?){NAME_END}"
+)
+_ROLE_COPULA = re.compile(
+    rf"^(?P<name>[\u4e00-\u9fff]{{2,4}}?)(?:也|都|就)?是(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})$"
+)
+_REPORTER = re.compile(r"^[\u4e00-\u9fff]{1,4}(?:说|告诉我|通知我|通知)")
+_PET_NAME = re.compile(
+    r"(?:一|另一|另外一)(?:只|条|个|匹)(?:叫|名叫)(?P<name>[\u4e00-\u9fff]{1,3})"
+)
+_MEASURED = re.compile(rf"\d\s*(?:{ZH_MEASURE_UNITS})")
 _AGE = re.compile(r"(?:今年)?(?P<n>[\d零一二两三四五六七八九十百]{1,4})岁")
 _CN_MONEY = re.compile(
     r"^(?:每个?月|每年|每晚|每天|每周)?(?P<attr>[\u4e00-\u9fff]{2,4}?)(?:是|为|大概|差不多|大约|有)?"
@@ -92,29 +111,29 @@ def _holder_name(who: str | None) -> str:
 class ChineseExtractor:
     """Candidates from the Chinese sentences of one turn."""
 
-    def __init__(self, base: datetime, who: str | None) -> None:
+    def __init__(self, base: datetime, who: str | None, people: Iterable[str] = ()) -> None:
         self.base = base
         self.who = who
+        # persons the conversation named before: "张伟今年35岁" is about 张伟
+        self.people = {p for p in people if p and is_cjk(p)}
+        self.last_person: str | None = None  # whom 其/他/她 refer to
 
     def sentence(self, sentence: str) -> list[FactCandidate]:
         if speech_act(sentence) != "statement":
             return []
         out: list[FactCandidate] = []
         times = [t for t in find_times(sentence, self.base) if t.has_date]
-        for m in _ZH_PERSON.finditer(sentence):
-            name = m.group("name")
+        names = find_names(sentence)
+        for n in names:
+            fields: dict[str, Any] = {"name": n.name}
+            if n.relationship:
+                fields["relationship"] = n.relationship
             out.append(
-                FactCandidate(
-                    "Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)]
-                )
+                FactCandidate("Person", fields, 0.8, 0.6, [Entity(type="person", name=n.name)])
             )
+            self.people.add(n.name)
         holder = _holder_name(self.who)
-        for m in _PET.finditer(sentence):
-            value = m.group("pet") + (f" {m.group('name')}" if m.group("name") else "")
-            key = f"Fact|{holder.lower()}|pet|{(m.group('name') or m.group('pet')).lower()}"
-            out.append(
-                FactCandidate("Fact", self._fields(holder, "宠物", value), 0.8, 0.6, key=key)
-            )
+        out.extend(self._pets(sentence, holder))
         for m in _BUDGET.finditer(sentence):
             value = (m.group("money") + m.group("rest")).strip()
             amount, unit = _amount(m.group(0))
@@ -129,29 +148,50 @@ class ChineseExtractor:
         topic = _CHANGE_TOPIC.search(sentence)
         event_done = False
         clauses = split_clauses(sentence)
-        anyone = any(self._subject(c) is not None for c in clauses)
+        anyone = any(self._subject(c, names, peek=True) is not None for c in clauses)
         for clause in clauses:
-            found = self._subject(clause)
+            found = self._subject(clause, names)
+            explicit = False
             if found is not None:
-                subject, rest, person = found
-                if person is not None:
-                    out.append(person)
+                subject, rest, explicit = found
+                if subject[0] == "unknown":  # 他/她 with nobody named before: not the user
+                    subject = None
+                    continue
             elif subject is not None:
                 rest = clause
-            elif times and not event_done and not anyone and _EVENT_CUE.search(sentence):
-                subject, rest = ("self", None), clause  # a plan said without a subject
+            elif not anyone and not has_budget:
+                # a subjectless change of one of the speaker's amounts ("房东说房租涨到3500元")
+                said = self._strip_time(_REPORTER.sub("", clause), times)
+                change = read_change(said, holder, self.base)
+                if change is not None:
+                    out.append(change)
+                    continue
+                if times and not event_done and _EVENT_CUE.search(sentence):
+                    subject, rest = ("self", None), clause  # a plan said without a subject
+                else:
+                    continue
             else:
                 continue
             kind, who = subject
             holder_here = who or holder
-            pred = self._strip_time(rest, times)
             here: list[FactCandidate] = []
-            if not has_budget:
-                here.extend(self._predicate(pred, holder_here, kind, has_date=bool(times)))
+            prop = (
+                None
+                if has_budget or not rest
+                else read_property(rest, holder_here, self.base, explicit=explicit)
+            )
+            if prop is not None:
+                here.append(prop)
+                if prop.fields.get("attribute") != "home city":
+                    event_done = True  # a property (a birthday's date) is not an event
+            else:
+                pred = self._strip_time(rest, times)
+                if not has_budget:
+                    here.extend(self._predicate(pred, holder_here, kind, has_date=bool(times)))
             clause_times = [t for t in times if t.phrase in clause] or (
                 times if not event_done else []
             )
-            if clause_times and not event_done and kind in ("self", "person"):
+            if clause_times and not event_done and kind in ("self", "person") and rest:
                 here.append(self._event(clause, clause_times, holder_here, changed, topic))
                 event_done = True
             if any(not c.generic for c in here):
@@ -166,32 +206,73 @@ class ChineseExtractor:
             fields["subject"] = holder
         return fields
 
+    def _pets(self, sentence: str, holder: str) -> list[FactCandidate]:
+        """``养了一只柯基，叫豆豆``; ``养了两只猫，一只叫咪咪，一只叫花花``: one fact a pet."""
+        out: list[FactCandidate] = []
+        for m in _PET.finditer(sentence):
+            named = [m.group("name")] if m.group("name") else []
+            if not named:
+                named = [n.group("name") for n in _PET_NAME.finditer(sentence, m.end())]
+            for name in named or [None]:
+                value = m.group("pet") + (f" {name}" if name else "")
+                key = f"Fact|{holder.lower()}|pet|{(name or m.group('pet')).lower()}"
+                fields = self._fields(holder, "宠物", value)
+                out.append(FactCandidate("Fact", fields, 0.8, 0.6, key=key))
+        return out
+
+    def _person(self, name: str) -> tuple[tuple[str, str | None], str, bool]:
+        self.last_person = name
+        return ("person", name), "", False
+
     def _subject(
-        self, clause: str
-    ) -> tuple[tuple[str, str | None], str, FactCandidate | None] | None:
+        self, clause: str, names: list[ZhName], *, peek: bool = False
+    ) -> tuple[tuple[str, str | None], str, bool] | None:
+        """``((kind, holder), rest of the clause, possessor said explicitly)`` or ``None``
+        when the clause has no subject of its own (it continues the one before)."""
+        m = _ROLE_COPULA.match(clause)  # "李明杰是我的下属": the clause introduces the person
+        if m and any(n.name == m.group("name") for n in names):
+            if not peek:
+                self.last_person = m.group("name")
+            return ("person", m.group("name")), "", False
+        m = _NAMED_ROLE.match(clause)  # "我舅舅叫刘建国"
+        if m:
+            if not peek:
+                self.last_person = m.group("name")
+            return ("person", m.group("name")), clause[m.end() :], False
+        m = _PRONOUN.match(clause)  # "其年龄是32岁", "她的生日是5月20日", "他在广州开饭店"
+        if m:
+            if self.last_person is None:
+                return ("unknown", None), clause, False
+            return (
+                ("person", self.last_person),
+                clause[m.end() :],
+                bool(m.group("of")) or (clause.startswith("其")),
+            )
+        for name in sorted(self.people, key=len, reverse=True):
+            if clause.startswith(name) and not clause.startswith(name + "是我"):
+                rest = clause[len(name) :]
+                if not peek:
+                    self.last_person = name
+                return ("person", name), rest.lstrip("的"), rest.startswith("的")
         m = _REL_PERSON.search(clause)
         if m and (m.start() == 0 or not _SELF.search(clause[: m.start()])):
             name = m.group("name")
             rel = m.group("rel")
-            person = None
             if name:
-                person = FactCandidate(
-                    "Person",
-                    {"name": name, "relationship": rel},
-                    0.8,
-                    0.6,
-                    [Entity(type="person", name=name)],
-                )
                 who: str | None = name
+                if not peek:
+                    self.last_person = name
             else:
                 who = f"{_holder_name(self.who)}的{rel}"
-            return ("person", who), clause[m.end() :], person
+            rest = clause[m.end() :]
+            return ("person", who), rest.lstrip("的"), rest.startswith("的")
         s = _SELF.search(clause)
         if s:
             before = clause[: s.start()]
             if before and before[-1] in "和跟给对帮让被替向与":
                 return None
-            return ("self", None), clause[s.end() :], None
+            rest = clause[s.end() :]
+            return ("self", None), rest.lstrip("的"), rest.startswith("的")
         return None
 
     def _strip_time(self, text: str, times: list[TimeMention]) -> str:
@@ -276,7 +357,7 @@ class ChineseExtractor:
                 fields.update(amount=float(number), unit="CNY")
                 return [FactCandidate("Fact", fields, 0.75, 0.65)]
         m = _AMOUNT.match(core.lstrip("的"))
-        if m and m.group("attr") not in ("预算",):
+        if m and m.group("attr") not in ("预算",) and not _MEASURED.search(core):
             amount, unit = _amount(m.group(0))
             fields = self._fields(holder, m.group("attr"), _tail(m))
             if amount is not None:
