@@ -20,11 +20,11 @@ from typing import Any
 from ..records import Entity
 from .candidate import FactCandidate
 from .dates import TimeMention, cn_number, find_times
-from .lexicon import ZH_DIETS, ZH_JOB_SUFFIX, ZH_PETS, ZH_RELATIONS
+from .lexicon import ZH_DIETS, ZH_JOB_SUFFIX, ZH_PETS
 from .patterns import _MONEY
 from .sentences import is_cjk, speech_act, split_clauses
 from .zh_attributes import read_change, read_property
-from .zh_lexicon import ZH_MEASURE_UNITS
+from .zh_lexicon import ZH_DISCOURSE_NOUNS, ZH_MEASURE_UNITS, ZH_ROLES
 from .zh_names import NAME_END, ROLE_PHRASE, ZhName, find_names
 
 __all__ = ["ChineseExtractor"]
@@ -34,8 +34,12 @@ _MARKERS = (
     "打算|准备|计划|特别|非常|一直|经常|平时|现在|以前|最近|明天|后天|下周|上周|今天|昨天|"
     "下个月|上个月|这个月|明年|去年|今年|周末|结婚|离婚|生|出生|退休|毕业|搬|刚刚|正在"
 )
+# kinship and roles, longest first so "我妈妈" is not read as 我妈 + 妈; 我妈/我爸 are the
+# everyday short forms
+ZH_RELATIONS = "|".join(sorted({*ZH_ROLES.split("|"), "妈", "爸"}, key=len, reverse=True))
+_FULL_FORM = {"妈": "妈妈", "爸": "爸爸"}
 _REL_PERSON = re.compile(
-    rf"我(?:的)?(?P<rel>{ZH_RELATIONS})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?(?=(?:{_MARKERS}|[，,。！？；]|$))"
+    rf"我(?:的)?(?P<rel>{ZH_RELATIONS})(?P<name>(?!的|是|在|也|都|叫|和|跟)[\u4e00-\u9fff]{{2,3}}?)?(?=(?:{_MARKERS}|的|[，,。！？；]|$))"
 )
 _SELF = re.compile(r"我们|咱们|我(?!的?(?:" + ZH_RELATIONS + r"))")
 _ADVERBS = re.compile(
@@ -83,10 +87,13 @@ _NAMED_ROLE = re.compile(
 _ROLE_COPULA = re.compile(
     rf"^(?P<name>[\u4e00-\u9fff]{{2,4}}?)(?:也|都|就)?是(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})$"
 )
+_ROLE_OF_TOPIC = re.compile(rf"^(?:也|都|就)?是(?:我|我们|咱们)的?(?:{ROLE_PHRASE})$")
 _REPORTER = re.compile(r"^[\u4e00-\u9fff]{1,4}(?:说|告诉我|通知我|通知)")
 _PET_NAME = re.compile(
     r"(?:一|另一|另外一)(?:只|条|个|匹)(?:叫|名叫)(?P<name>[\u4e00-\u9fff]{1,3})"
 )
+_DISCOURSE = re.compile(rf"^(?:{ZH_DISCOURSE_NOUNS})(?:是|就是)")
+_BIRTHDAY_OF = re.compile(r"^(?P<when>.{2,12}?)是(?P<who>.{1,8}?)的(?:生日|生辰)$")
 _MEASURED = re.compile(rf"\d\s*(?:{ZH_MEASURE_UNITS})")
 _AGE = re.compile(r"(?:今年)?(?P<n>[\d零一二两三四五六七八九十百]{1,4})岁")
 _CN_MONEY = re.compile(
@@ -100,7 +107,7 @@ _EVENT_CUE = re.compile(
     r"回国|生日|婚礼|聚会|旅行|旅游|搬家|入职|报到|办理?|参加|去"
 )
 _GENERIC_VERB = re.compile(
-    r"^(?:在.{1,10}?)?(?:去|练|学|做|打|弹|玩|跑|骑|读|写|画|教|开|坐|看|听)"
+    r"^(?:正在|在.{0,10}?)?(?:去|练|学|做|打|弹|玩|跑|骑|读|写|画|教|开|坐|看|听)"
 )
 
 
@@ -150,12 +157,20 @@ class ChineseExtractor:
         clauses = split_clauses(sentence)
         anyone = any(self._subject(c, names, peek=True) is not None for c in clauses)
         for clause in clauses:
+            birthday = self._birthday_of(clause, holder)
+            if birthday is not None:  # "下个月3号是我妈妈的生日": a yearly date, not an event
+                out.append(birthday)
+                event_done = True
+                continue
             found = self._subject(clause, names)
             explicit = False
             if found is not None:
                 subject, rest, explicit = found
                 if subject[0] == "unknown":  # 他/她 with nobody named before: not the user
                     subject = None
+                    continue
+                if explicit and _DISCOURSE.match(rest):  # "我的意思是...": no property
+                    event_done = True
                     continue
             elif subject is not None:
                 rest = clause
@@ -220,6 +235,27 @@ class ChineseExtractor:
                 out.append(FactCandidate("Fact", fields, 0.8, 0.6, key=key))
         return out
 
+    def _birthday_of(self, clause: str, holder: str) -> FactCandidate | None:
+        m = _BIRTHDAY_OF.match(clause)
+        if m is None:
+            return None
+        day = next(
+            (t for t in find_times(m.group("when"), self.base) if t.precision == "day"), None
+        )
+        if day is None:
+            return None
+        who = m.group("who")
+        if who in ("我", "我们"):
+            whose = holder
+        elif who.startswith("我") and who.lstrip("我的") in ZH_RELATIONS.split("|"):
+            whose = f"{holder}的{who.lstrip('我的')}"
+        elif who in self.people:
+            whose = who
+        else:
+            return None
+        value = f"{day.value.month}月{day.value.day}日"
+        return FactCandidate("Fact", self._fields(whose, "birthday", value), 0.8, 0.65)
+
     def _person(self, name: str) -> tuple[tuple[str, str | None], str, bool]:
         self.last_person = name
         return ("person", name), "", False
@@ -234,6 +270,8 @@ class ChineseExtractor:
             if not peek:
                 self.last_person = m.group("name")
             return ("person", m.group("name")), "", False
+        if _ROLE_OF_TOPIC.match(clause) and self.last_person:  # "..., 是我大学同学"
+            return ("person", self.last_person), "", False
         m = _NAMED_ROLE.match(clause)  # "我舅舅叫刘建国"
         if m:
             if not peek:
@@ -257,7 +295,7 @@ class ChineseExtractor:
         m = _REL_PERSON.search(clause)
         if m and (m.start() == 0 or not _SELF.search(clause[: m.start()])):
             name = m.group("name")
-            rel = m.group("rel")
+            rel = _FULL_FORM.get(m.group("rel"), m.group("rel"))
             if name:
                 who: str | None = name
                 if not peek:

@@ -174,9 +174,19 @@ _CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
 
 def cn_number(text: str) -> int | None:
-    """A number written in digits or Chinese numerals ("两万" -> 20000, "十五" -> 15)."""
+    """A number written in digits or Chinese numerals ("两万" -> 20000, "十五" -> 15); a
+    last digit right after 百/千/万 counts in the next lower unit, as said ("一万二" -> 12000,
+    "三千五" -> 3500).
+
+    >>> cn_number("一万二"), cn_number("一百零二"), cn_number("二十五")
+    (12000, 102, 25)
+    """
     if text.isdigit():
         return int(text)
+    if len(text) >= 3 and text[-1] in _CN_DIGIT and text[-2] in "百千万":
+        head = cn_number(text[:-1])
+        if head is not None:
+            return head + _CN_DIGIT[text[-1]] * _CN_UNIT[text[-2]] // 10
     total, section, digit = 0, 0, 0
     for ch in text:
         if ch in _CN_DIGIT:

@@ -39,19 +39,22 @@ _ATTR = "|".join(sorted(ZH_ATTRIBUTES, key=len, reverse=True))
 _NUM = r"[\d零一二两三四五六七八九十百千万.]+"
 _LEAD = re.compile(r"^(?:现在|目前|今年|如今|已经|一直|平时|本人|刚刚|刚|每个?月|每年|每周|每天)+")
 _TAIL = re.compile(r"(?:了|啦|呢|吧|啊|呀|哦|哈|左右|上下)+$")
-_COPULA = re.compile(rf"^(?P<attr>[{_HAN}A-Za-z]{{1,6}}?)(?:是|为|：|:)(?P<v>.+)$")
+_COPULA = re.compile(rf"^(?P<attr>[{_HAN}A-Za-z]{{1,6}}?)(?:是|为|在|：|:)(?P<v>.+)$")
 _MEASURE = re.compile(
     rf"^(?P<attr>{_ATTR})(?:是|为|有|大概|大约|约|差不多|才|快|刚|已经|都)*(?P<v>{_NUM}\s*(?:{ZH_MEASURE_UNITS})?.*)$"
 )
 _DISCOURSE = re.compile(rf"(?:{ZH_DISCOURSE_NOUNS})$")
 _NOMINAL = re.compile(
     rf"^(?P<frame>[{_HAN}]{{0,4}}?(?P<like>最爱|最喜欢|喜欢|爱|常)?"
-    rf"(?P<verb>用|开|穿|戴|喝|吃|抽|看|听|玩|骑|坐|读|背|住|涂|擦|买|订|点))的"
+    rf"(?P<verb>用|开|穿|戴|喝|吃|抽|看|听|玩|骑|坐|读|背|住|涂|擦|买|订|点)?)的"
     rf"(?P<noun>[{_HAN}A-Za-z]{{0,6}}?)(?:一直|都|基本|主要)?是(?P<v>.{{2,40}})$"
 )
+_SIGN = re.compile(r"^属(?P<animal>[鼠牛虎兔龙蛇马羊猴鸡狗猪])$|^是[\u4e00-\u9fff]{2}座$")
 _MEASURE_WORD = re.compile(r"^(?:一|两|几)?(?:辆|台|部|款|个|件|双|只|把|瓶|支|套|本|杯|份|种)")
 _MOVE = re.compile(rf"(?:搬|迁)(?:家)?(?:到|去|来|回)了?(?P<v>[{_HAN}A-Za-z]{{2,12}})")
-_HOME = re.compile(rf"^(?:家|家里|家就)(?:住)?在(?P<v>[{_HAN}A-Za-z]{{2,12}})")
+_HOME = re.compile(
+    rf"^(?:家|家里|家就)(?:住)?在(?P<v>[{_HAN}A-Za-z]{{2,12}}?)(?<![楼层号室边旁面壁近])(?:了|啦)?$"
+)
 _NATIVE = re.compile(rf"^是(?P<v>[{_HAN}]{{2,6}}?)人$")
 _GRADE = re.compile(
     r"^(?:在读|正在读|在上|读|上|念)(?P<v>研究生|研[一二三]|博士|大学|大[一二三四]|高中|高[一二三]|"
@@ -106,11 +109,11 @@ def _property(
     holder: str, attr: str, value: str, base: datetime, explicit: bool
 ) -> FactCandidate | None:
     slot = _slot(attr)
-    value = _clean(value)
+    value = _clean(value).removesuffix("的")  # "是苹果的": the maker
     if not value or len(value) > 30:
         return None
     if slot is None:
-        if not explicit or len(attr) < 2 or len(attr) > 4 or _DISCOURSE.search(attr):
+        if not explicit or len(attr) > 4 or _DISCOURSE.search(attr):
             return None
         slot = attr
     fields = slot_fields(holder, slot, value)
@@ -133,7 +136,7 @@ def _property(
 
 
 def _nominal(holder: str, m: re.Match[str]) -> FactCandidate:
-    value = _MEASURE_WORD.sub("", _clean(m.group("v")))
+    value = _MEASURE_WORD.sub("", _clean(m.group("v"))).removesuffix("的")
     noun = m.group("noun")
     entities = []
     owner, sep, item = value.partition("的")
@@ -185,8 +188,12 @@ def read_property(
     if not text:
         return None
     m = _NOMINAL.match(text)
-    if m:
+    if m and (m.group("verb") or m.group("like")):
         return _nominal(holder, m)
+    m = _SIGN.match(text)
+    if m:
+        slot = "zodiac animal" if m.group("animal") else "star sign"
+        return FactCandidate("Fact", slot_fields(holder, slot, m.group(0).lstrip("是")), 0.75, 0.6)
     m = _MEASURE.match(text)
     if m:
         return _property(holder, m.group("attr"), m.group("v"), base, explicit)

@@ -5,7 +5,8 @@ its position, never by shape alone (高兴, 江边 and 文件 are surname-shaped
 surname (a common single one or a compound one) and one or two given characters, or a
 familiar form (小陈, 老王, 阿强). Positions that only a person fills:
 
-- the topic of a role copula: ``李明杰是我的下属`` (X 是 我/我们的 + a kinship or role noun);
+- the topic of a role copula: ``李明杰是我的下属`` (X 是 我/我们的 + a kinship or role noun),
+  also when the role comes in a later clause (``张伟今年35岁，是我大学同学``);
 - the object of a naming verb: ``我舅舅叫刘建国``, ``名叫``, ``名字是``;
 - right after a kinship or role noun of the speaker: ``我弟弟许斌``, ``我的领导赵刚``;
 - one side of a coordination of two name shapes: ``李明杰和王志宏谁更年轻``;
@@ -50,6 +51,10 @@ _ROLE_COPULA = re.compile(
 )
 # a role's name may be any two or three characters ("我女朋友叫可欣"); without a role, only
 # a name shape is a person ("我叫外卖" is not)
+# "张伟今年35岁，是我大学同学": the topic of a sentence whose later clause gives the role
+_TOPIC_ROLE = re.compile(
+    rf"^(?P<name>{_NAME}){NAME_END}[^。！？!?]*?[，,]\s*(?:也|都|就)?是(?:我|我们)的?(?P<rel>{ROLE_PHRASE})"
+)
 _NAMED = re.compile(
     rf"(?:我|我们)的?(?P<rel>{ROLE_PHRASE})(?:的名字)?"
     rf"(?:(?:叫做|名叫|叫|名字是|名字叫)(?P<name>(?:{_FAMILIAR}|[{_HAN}]{{2,3}}?))"
@@ -103,6 +108,8 @@ def find_names(sentence: str) -> list[ZhName]:
             found[name] = ZhName(name, start if old is None else old.start, rel)
 
     for m in _ROLE_COPULA.finditer(sentence):
+        add(m.group("name"), m.start("name"), m.group("rel"))
+    for m in _TOPIC_ROLE.finditer(sentence):
         add(m.group("name"), m.start("name"), m.group("rel"))
     for m in _NAMED.finditer(sentence):
         which = "name" if m.group("name") else "full"
