@@ -53,7 +53,9 @@ _LIKE = re.compile(
 _DISLIKE = re.compile(
     r"^(?:很|非常|最|也|特别|真的|超|比较|挺)*(?:不喜欢|讨厌|受不了|不爱|烦|怕)(?P<o>.{1,30})$"
 )
-_AVOID = re.compile(r"^(?:从来|一直|完全)?(?:不吃|不喝|不能吃|不能喝|忌|戒了|不碰)(?P<o>.{1,20})$")
+_AVOID = re.compile(
+    r"^(?:从来|一直|完全)?(?:不(?:太|怎么|大)?(?:能)?(?:吃|喝)|吃不了|喝不了|忌|戒了|不碰)(?P<o>.{1,20})$"
+)
 _ALLERGY = re.compile(r"^对(?P<o>.{1,20}?)(?:严重)?过敏")
 _CHOOSE = re.compile(
     r"^(?:都|只|一般|通常|总是|习惯)*(?:选|要|坐|点|订|买|用|喝|吃)(?P<o>.{2,20})$"
@@ -447,8 +449,8 @@ class ChineseExtractor:
         for t in times:
             desc = desc.replace(t.phrase, "")
         desc = re.sub(r"^(?:上午|下午|晚上|早上|中午)", "", desc.strip("，, "))
-        name = holder if holder != "user" else "用户"
-        desc = re.sub(r"我(?!们)", name, desc, count=1)
+        # 我 is always the speaker, whoever the event is about ("我的好朋友刘洋下个月结婚")
+        desc = re.sub(r"我(?!们)", _holder_name(self.who).replace("user", "用户"), desc, count=1)
         retire: list[str] = []
         if changed and topic is not None:
             retire = [topic.group("topic")]

@@ -13,6 +13,7 @@ grammatical construction, by its structure rather than by its words:
 - *nominalised verb* ``V的(N)是W``: what the subject uses, drives, wears (``我平时用的是雅漾的
   喷雾`` -> what they use: the brand and item, ``我开的是比亚迪``); with a liking verb
   (``最爱喝的奶茶是X``) it is a preference for X.
+- *employer*: ``跳槽到了腾讯``, ``入职了X`` fill the workplace.
 - *residence*: a move (``搬到了杭州``, ``搬去深圳``) or a home (``家在北京``) fills the home city,
   so a later move supersedes the earlier city; ``是湖南人`` / ``老家是长沙`` the hometown.
 - *schooling*: ``读高二``, ``在读研究生`` (what they study), ``是浙大毕业的`` / ``毕业于X``.
@@ -47,11 +48,14 @@ _DISCOURSE = re.compile(rf"(?:{ZH_DISCOURSE_NOUNS})$")
 _NOMINAL = re.compile(
     rf"^(?P<frame>[{_HAN}]{{0,4}}?(?P<like>最爱|最喜欢|喜欢|爱|常)?"
     rf"(?P<verb>用|开|穿|戴|喝|吃|抽|看|听|玩|骑|坐|读|背|住|涂|擦|买|订|点)?)的"
-    rf"(?P<noun>[{_HAN}A-Za-z]{{0,6}}?)(?:一直|都|基本|主要)?是(?P<v>.{{2,40}})$"
+    rf"(?P<noun>[{_HAN}A-Za-z]{{0,6}}?)(?:一直|都|就|基本|主要)?是(?P<v>.{{2,40}})$"
 )
 _SIGN = re.compile(r"^属(?P<animal>[鼠牛虎兔龙蛇马羊猴鸡狗猪])$|^是[\u4e00-\u9fff]{2}座$")
 _MEASURE_WORD = re.compile(r"^(?:一|两|几)?(?:辆|台|部|款|个|件|双|只|把|瓶|支|套|本|杯|份|种)")
 _MOVE = re.compile(rf"(?:搬|迁)(?:家)?(?:到|去|来|回)了?(?P<v>[{_HAN}A-Za-z]{{2,12}})")
+_JOINED = re.compile(
+    rf"(?:跳槽|调|转)(?:到|去)了?(?P<v>[{_HAN}A-Za-z]{{2,12}})|^(?:入职|加入)了?(?P<w>[{_HAN}A-Za-z]{{2,12}})"
+)
 _HOME = re.compile(
     rf"^(?:家|家里|家就)(?:住)?在(?P<v>[{_HAN}A-Za-z]{{2,12}}?)(?<![楼层号室边旁面壁近])(?:了|啦)?$"
 )
@@ -210,6 +214,10 @@ def read_property(
         return FactCandidate(
             "Fact", slot_fields(holder, "home city", _clean(m.group("v"))), 0.8, 0.7
         )
+    m = _JOINED.search(text)
+    if m:
+        place = _clean(m.group("v") or m.group("w"))
+        return FactCandidate("Fact", slot_fields(holder, "workplace", place), 0.75, 0.65)
     m = _NATIVE.match(text)
     if m:
         return FactCandidate("Fact", slot_fields(holder, "hometown", m.group("v")), 0.75, 0.6)

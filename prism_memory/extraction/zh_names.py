@@ -69,6 +69,11 @@ _POSSESSOR = re.compile(
     rf"(?:^|(?<=[，,。！？!?；;、\s和跟与]))(?P<name>{_NAME})的(?:{_ATTRIBUTE})"
 )
 _TITLED = re.compile(rf"(?P<name>{_SURNAME}(?:{_TITLE}))")
+# name-shaped words that are times or pronoun phrases ("我女儿明年上小学", "我们全家")
+_NOT_A_NAME = re.compile(
+    r"^(?:明年|明天|明早|明晚|明儿|时候|全家|全部|全都|高中|初中|白天|常常|平时|同时|单位|公司|"
+    r"文件|江边|万一|安全|方面|方便|于是|应该|经常|马上|毕业)$"
+)
 _SHAPE = re.compile(rf"^(?:{_FAMILIAR}|{_SURNAME}[{_HAN}]{{1,2}})$")
 
 
@@ -103,6 +108,8 @@ def find_names(sentence: str) -> list[ZhName]:
     found: dict[str, ZhName] = {}
 
     def add(name: str, start: int, rel: str | None) -> None:
+        if _NOT_A_NAME.match(name):
+            return
         old = found.get(name)
         if old is None or (old.relationship is None and rel):
             found[name] = ZhName(name, start if old is None else old.start, rel)
