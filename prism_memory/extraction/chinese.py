@@ -367,7 +367,7 @@ class ChineseExtractor:
                 )
             ]
         m = _LIVE.match(core)
-        if m:
+        if m and m.group("v")[-1] not in "楼层号室边旁":  # 住在三楼 is a floor, not a city
             return [
                 FactCandidate("Fact", self._fields(holder, "home city", m.group("v")), 0.8, 0.7)
             ]

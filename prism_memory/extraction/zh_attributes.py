@@ -57,7 +57,7 @@ _JOINED = re.compile(
     rf"(?:跳槽|调|转)(?:到|去)了?(?P<v>[{_HAN}A-Za-z]{{2,12}})|^(?:入职|加入)了?(?P<w>[{_HAN}A-Za-z]{{2,12}})"
 )
 _HOME = re.compile(
-    rf"^(?:家|家里|家就)(?:住)?在(?P<v>[{_HAN}A-Za-z]{{2,12}}?)(?<![楼层号室边旁面壁近])(?:了|啦)?$"
+    rf"^(?:(?:家|家里|家就)(?:住)?在|住在)(?P<v>[{_HAN}A-Za-z]{{2,12}}?)(?<![楼层号室边旁面壁近])(?:了|啦)?$"
 )
 _NATIVE = re.compile(rf"^是(?P<v>[{_HAN}]{{2,6}}?)人$")
 _GRADE = re.compile(
@@ -139,6 +139,16 @@ def _property(
     return FactCandidate("Fact", fields, 0.8, 0.65)
 
 
+def _place(
+    holder: str, slot: str, value: str, confidence: float, importance: float
+) -> FactCandidate:
+    """A slot whose value is a place or an organisation, tagged as an entity so a question
+    that names it ("杭州的天气") reaches the fact."""
+    kind = "organization" if slot == "workplace" else "place"
+    entities = [Entity(type=kind, name=value)] if value else []
+    return FactCandidate("Fact", slot_fields(holder, slot, value), confidence, importance, entities)
+
+
 def _nominal(holder: str, m: re.Match[str]) -> FactCandidate:
     value = _MEASURE_WORD.sub("", _clean(m.group("v"))).removesuffix("的")
     noun = m.group("noun")
@@ -211,16 +221,13 @@ def read_property(
         return found
     m = _MOVE.search(text) or _HOME.match(text)
     if m:
-        return FactCandidate(
-            "Fact", slot_fields(holder, "home city", _clean(m.group("v"))), 0.8, 0.7
-        )
+        return _place(holder, "home city", _clean(m.group("v")), 0.8, 0.7)
     m = _JOINED.search(text)
     if m:
-        place = _clean(m.group("v") or m.group("w"))
-        return FactCandidate("Fact", slot_fields(holder, "workplace", place), 0.75, 0.65)
+        return _place(holder, "workplace", _clean(m.group("v") or m.group("w")), 0.75, 0.65)
     m = _NATIVE.match(text)
     if m:
-        return FactCandidate("Fact", slot_fields(holder, "hometown", m.group("v")), 0.75, 0.6)
+        return _place(holder, "hometown", m.group("v"), 0.75, 0.6)
     m = _GRADE.match(text)
     if m:
         return FactCandidate("Fact", slot_fields(holder, "education", m.group("v")), 0.75, 0.6)
