@@ -25,7 +25,7 @@ from .patterns import _MONEY
 from .sentences import is_cjk, speech_act, split_clauses
 from .zh_attributes import read_change, read_property
 from .zh_lexicon import ZH_DISCOURSE_NOUNS, ZH_MEASURE_UNITS, ZH_ROLES
-from .zh_names import NAME_END, ROLE_PHRASE, ZhName, find_names
+from .zh_names import NAME_END, ROLE_PHRASE, ZhName, find_names, is_name_shaped
 
 __all__ = ["ChineseExtractor"]
 
@@ -203,11 +203,14 @@ class ChineseExtractor:
                     event_done = True  # a property (a birthday's date) is not an event
             else:
                 pred = self._strip_time(rest, times)
+                dated = bool(times) and not _HABIT.search(clause)
                 if not has_budget:
-                    here.extend(self._predicate(pred, holder_here, kind, has_date=bool(times)))
+                    here.extend(self._predicate(pred, holder_here, kind, has_date=dated))
             clause_times = [t for t in times if t.phrase in clause] or (
                 times if not event_done else []
             )
+            if _HABIT.search(clause):  # "我周末一般去图书馆": a habit, not this weekend's event
+                clause_times = []
             if clause_times and not event_done and kind in ("self", "person") and rest:
                 here.append(self._event(clause, clause_times, holder_here, changed, topic))
                 event_done = True
@@ -224,9 +227,14 @@ class ChineseExtractor:
         return fields
 
     def _pets(self, sentence: str, holder: str) -> list[FactCandidate]:
-        """``养了一只柯基，叫豆豆``; ``养了两只猫，一只叫咪咪，一只叫花花``: one fact a pet."""
+        """``养了一只柯基，叫豆豆``; ``养了两只猫，一只叫咪咪，一只叫花花``: one fact a pet,
+        the pet of the subject of its clause (``我的邻居王阿姨养了一只金毛``: hers)."""
         out: list[FactCandidate] = []
         for m in _PET.finditer(sentence):
+            start = max(sentence.rfind(p, 0, m.start()) for p in "，,；;")
+            found = self._subject(sentence[start + 1 : m.start()], [], peek=True)
+            if found is not None and found[0][0] == "person" and found[0][1]:
+                holder = str(found[0][1])
             named = [m.group("name")] if m.group("name") else []
             if not named:
                 named = [n.group("name") for n in _PET_NAME.finditer(sentence, m.end())]
@@ -298,13 +306,18 @@ class ChineseExtractor:
         if m and (m.start() == 0 or not _SELF.search(clause[: m.start()])):
             name = m.group("name")
             rel = _FULL_FORM.get(m.group("rel"), m.group("rel"))
+            end = m.end()
+            # a name has a name's shape (王丽, 小陈) or is a doubled nickname (朵朵); "我女朋友
+            # 不喜欢..." has none
+            if name and not (is_name_shaped(name) or (len(name) == 2 and name[0] == name[1])):
+                name, end = None, m.end("rel")
             if name:
                 who: str | None = name
                 if not peek:
                     self.last_person = name
             else:
                 who = f"{_holder_name(self.who)}的{rel}"
-            rest = clause[m.end() :]
+            rest = clause[end:]
             return ("person", who), rest.lstrip("的"), rest.startswith("的")
         s = _SELF.search(clause)
         if s:

@@ -16,7 +16,8 @@ grammatical construction, by its structure rather than by its words:
 - *employer*: ``跳槽到了腾讯``, ``入职了X`` fill the workplace.
 - *residence*: a move (``搬到了杭州``, ``搬去深圳``) or a home (``家在北京``) fills the home city,
   so a later move supersedes the earlier city; ``是湖南人`` / ``老家是长沙`` the hometown.
-- *schooling*: ``读高二``, ``在读研究生`` (what they study), ``是浙大毕业的`` / ``毕业于X``.
+- *schooling*: ``读高二``, ``在读研究生`` (what they study), ``是浙大毕业的`` / ``毕业于X``,
+  ``考上了复旦``; *work*: ``是做外贸的``, ``退休了``; *age*: ``满三十``.
 - *commute*: ``上班坐地铁``.
 
 Every reader returns ``None`` when its construction is absent; the first match wins.
@@ -44,6 +45,7 @@ _COPULA = re.compile(rf"^(?P<attr>[{_HAN}A-Za-z]{{1,6}}?)(?:是|为|在|：|:)(?
 _MEASURE = re.compile(
     rf"^(?P<attr>{_ATTR})(?:是|为|有|大概|大约|约|差不多|才|快|刚|已经|都)*(?P<v>{_NUM}\s*(?:{ZH_MEASURE_UNITS})?.*)$"
 )
+_HEDGE = re.compile(r"(?:大概|大约|差不多|一般|基本|都|也|还|就|应该|可能)+$")
 _DISCOURSE = re.compile(rf"(?:{ZH_DISCOURSE_NOUNS})$")
 _NOMINAL = re.compile(
     rf"^(?P<frame>[{_HAN}]{{0,4}}?(?P<like>最爱|最喜欢|喜欢|爱|常)?"
@@ -60,6 +62,10 @@ _HOME = re.compile(
     rf"^(?:(?:家|家里|家就)(?:住)?在|住在)(?P<v>[{_HAN}A-Za-z]{{2,12}}?)(?<![楼层号室边旁面壁近])(?:了|啦)?$"
 )
 _NATIVE = re.compile(rf"^是(?P<v>[{_HAN}]{{2,6}}?)人$")
+_AGE_REACHED = re.compile(r"^满(?P<n>[\d零一二两三四五六七八九十]{1,4})(?:岁|周岁)?$")
+_RETIRED = re.compile(r"^(?:已经)?退休(?:了|啦)?$")
+_TRADE = re.compile(rf"^是?(?:做|搞|干)(?P<v>[{_HAN}]{{2,6}}?)的$")
+_ADMITTED = re.compile(rf"考(?:上|进|取)了?(?P<v>[{_HAN}A-Za-z]{{2,12}})")
 _GRADE = re.compile(
     r"^(?:在读|正在读|在上|读|上|念)(?P<v>研究生|研[一二三]|博士|大学|大[一二三四]|高中|高[一二三]|"
     r"初中|初[一二三]|小学|[一二三四五六]年级|幼儿园|中专|大专|本科)"
@@ -92,9 +98,9 @@ def _clean(value: str) -> str:
 
 
 def _amount(value: str) -> float | None:
-    m = re.search(r"\d+(?:\.\d+)?", value)
+    m = re.search(r"(\d+(?:\.\d+)?)\s*(万|千)?", value)
     if m:
-        return float(m.group(0))
+        return float(m.group(1)) * {"万": 1e4, "千": 1e3}.get(m.group(2) or "", 1.0)
     m = re.search(r"[零一二两三四五六七八九十百千万]+", value)
     n = cn_number(m.group(0)) if m else None
     return float(n) if n is not None else None
@@ -130,11 +136,11 @@ def _property(
         day = next((t for t in find_times(value, base) if t.precision == "day"), None)
         if day is not None:  # it recurs: month and day, never the year of this mention
             fields["value"] = f"{day.value.month}月{day.value.day}日"
-    elif slot in ("height", "weight", "salary", "income", "rent", "shoe size"):
+    elif slot in ("height", "weight", "salary", "income", "rent", "budget", "shoe size"):
         amount = _amount(value)
         if amount is not None:
             fields["amount"] = amount
-            if slot in ("salary", "income", "rent"):
+            if slot in ("salary", "income", "rent", "budget"):
                 fields["unit"] = "CNY"
     return FactCandidate("Fact", fields, 0.8, 0.65)
 
@@ -212,8 +218,9 @@ def read_property(
     if m:
         return _property(holder, m.group("attr"), m.group("v"), base, explicit)
     m = _COPULA.match(text)
-    if m and (explicit or _slot(m.group("attr"))):
-        found = _property(holder, m.group("attr"), m.group("v"), base, explicit)
+    attr = _HEDGE.sub("", m.group("attr")) if m else ""
+    if m and attr and (explicit or _slot(attr)):
+        found = _property(holder, attr, m.group("v"), base, explicit)
         if found is not None:
             return found
     found = read_change(text, holder, base)
@@ -228,6 +235,18 @@ def read_property(
     m = _NATIVE.match(text)
     if m:
         return _place(holder, "hometown", m.group("v"), 0.75, 0.6)
+    m = _AGE_REACHED.match(text)
+    if m:
+        return _property(holder, "年龄", m.group("n"), base, True)
+    m = _RETIRED.match(text)
+    if m:
+        return FactCandidate("Fact", slot_fields(holder, "occupation", "已退休"), 0.75, 0.6)
+    m = _TRADE.match(text)
+    if m:
+        return FactCandidate("Fact", slot_fields(holder, "occupation", m.group("v")), 0.75, 0.6)
+    m = _ADMITTED.search(text)
+    if m:
+        return FactCandidate("Fact", slot_fields(holder, "school", _clean(m.group("v"))), 0.75, 0.6)
     m = _GRADE.match(text)
     if m:
         return FactCandidate("Fact", slot_fields(holder, "education", m.group("v")), 0.75, 0.6)

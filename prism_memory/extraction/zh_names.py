@@ -8,7 +8,8 @@ familiar form (小陈, 老王, 阿强). Positions that only a person fills:
 - the topic of a role copula: ``李明杰是我的下属`` (X 是 我/我们的 + a kinship or role noun),
   also when the role comes in a later clause (``张伟今年35岁，是我大学同学``);
 - the object of a naming verb: ``我舅舅叫刘建国``, ``名叫``, ``名字是``;
-- right after a kinship or role noun of the speaker: ``我弟弟许斌``, ``我的领导赵刚``;
+- right after a kinship or role noun of the speaker: ``我弟弟许斌``, ``我的领导赵刚``, also a
+  doubled nickname (``我女儿朵朵``);
 - one side of a coordination of two name shapes: ``李明杰和王志宏谁更年轻``;
 - a possessor of a person's attribute: ``王芳的生日``, ``张伟的年龄``;
 - a title: ``张先生``, ``李老师``.
@@ -61,7 +62,9 @@ _NAMED = re.compile(
     rf"|是(?P<full>{_FULL})){NAME_END}"
 )
 _CALLED = re.compile(rf"(?:名叫|名字叫|名字是|叫做)(?P<name>{_NAME}){NAME_END}")
-_AFTER_ROLE = re.compile(rf"(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})(?P<name>{_NAME}){NAME_END}")
+_AFTER_ROLE = re.compile(
+    rf"(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})(?P<name>{_NAME}|(?P<d>[{_HAN}])(?P=d)){NAME_END}"
+)
 _PAIR = re.compile(
     rf"(?:^|(?<=[，,。！？!?；;、\s问找给让帮对跟和请说见约]))(?P<a>{_FULL})(?:和|跟|与|同|还是|或)(?P<b>{_FULL}){NAME_END}"
 )
