@@ -304,7 +304,7 @@ class ChineseExtractor:
                 return ("person", name), rest.lstrip("的"), rest.startswith("的")
         m = _REL_PERSON.search(clause)
         if m and (m.start() == 0 or not _SELF.search(clause[: m.start()])):
-            name = m.group("name")
+            name: str | None = m.group("name")
             rel = _FULL_FORM.get(m.group("rel"), m.group("rel"))
             end = m.end()
             # a name has a name's shape (王丽, 小陈) or is a doubled nickname (朵朵); "我女朋友
