@@ -296,12 +296,12 @@ class ChineseExtractor:
                 clause[m.end() :],
                 bool(m.group("of")) or (clause.startswith("其")),
             )
-        for name in sorted(self.people, key=len, reverse=True):
-            if clause.startswith(name) and not clause.startswith(name + "是我"):
-                rest = clause[len(name) :]
+        for known in sorted(self.people, key=len, reverse=True):
+            if clause.startswith(known) and not clause.startswith(known + "是我"):
+                rest = clause[len(known) :]
                 if not peek:
-                    self.last_person = name
-                return ("person", name), rest.lstrip("的"), rest.startswith("的")
+                    self.last_person = known
+                return ("person", known), rest.lstrip("的"), rest.startswith("的")
         m = _REL_PERSON.search(clause)
         if m and (m.start() == 0 or not _SELF.search(clause[: m.start()])):
             name: str | None = m.group("name")
