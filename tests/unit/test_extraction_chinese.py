@@ -160,6 +160,19 @@ def test_discourse_nouns_and_questions_state_nothing() -> None:
         assert facts(text) == [], text
 
 
+def test_a_role_without_a_name_is_the_users_relative() -> None:
+    found = facts("我女朋友不喜欢吃香菜。")  # not a person called 不喜欢
+    assert [(c.fields["holder"], c.fields["subject"]) for c in found] == [("李华的女朋友", "香菜")]
+    found = facts("我的邻居王阿姨养了一只金毛。")  # her dog, not the speaker's
+    assert person(found, "王阿姨")["attributes"] == ["宠物: 金毛"]
+
+
+def test_a_habit_is_not_a_dated_event() -> None:
+    found = facts("我周末一般去图书馆看书。")
+    assert not [c for c in found if c.schema == "Event"]
+    assert [c.schema for c in facts("我这个周末去图书馆看书。")] == ["Event"]
+
+
 def test_two_pets_each_with_its_name() -> None:
     found = facts("我家里养了两只猫，一只叫咪咪，一只叫花花。")
     assert sorted(c.fields["value"] for c in found) == ["猫 咪咪", "猫 花花"]
