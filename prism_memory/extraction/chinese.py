@@ -130,6 +130,7 @@ class ChineseExtractor:
     def sentence(self, sentence: str) -> list[FactCandidate]:
         if speech_act(sentence) != "statement":
             return []
+        sentence = _drop_quotes(sentence)
         out: list[FactCandidate] = []
         times = [t for t in find_times(sentence, self.base) if t.has_date]
         names = find_names(sentence)
@@ -483,6 +484,21 @@ class ChineseExtractor:
         if changed:
             cand.retire_date = when.value.date().isoformat()
         return cand
+
+
+_ZH_QUOTE = re.compile(r"[“\"「『](?P<inner>[^”\"」』]*)[”\"」』]")
+
+
+def _drop_quotes(sentence: str) -> str:
+    """Quoted speech is someone else's words (他说：“我最喜欢吃火锅。”), not the speaker's
+    claim; a short quoted name or term stays, without its marks."""
+
+    def repl(m: re.Match[str]) -> str:
+        said = re.search(r"(?:说|道|问|写|讲)[：:，,]?\s*$", sentence[: m.start()])
+        inner = m.group("inner")
+        return "" if said or "我" in inner or len(inner) > 12 else inner
+
+    return _ZH_QUOTE.sub(repl, sentence)
 
 
 def _tail(m: re.Match[str]) -> str:

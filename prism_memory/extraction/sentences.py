@@ -297,6 +297,7 @@ _SARCASM_EMPHASIS = re.compile(
     r"\bcannot\s+get\s+enough\s+of\b|\bsuch\s+fun\b|/s\s*$"
 )
 _SARCASM_ALONE = re.compile(r"\byeah,?\s+right\b|\bas\s+if\s*[!.]*$|\bnot!\s*$|/s\s*$", re.I)
+_ZH_WISH = re.compile(r"^(?:我|我们)?(?:真|好|多么)?(?:希望|但愿|梦想着?|巴不得|真想|好想|多想)")
 _ZH_SARCASM_OPENER = re.compile(r"^(?:是啊|对啊|对呀|是呀|呵呵|好啊|可不是|真是的?|行吧)")
 _ZH_SARCASM_EMPHASIS = re.compile(r"最喜欢|最爱|太喜欢|真开心|真好玩|真棒|太棒了|好开心")
 _CHITCHAT = re.compile(
@@ -335,6 +336,8 @@ def speech_act(sentence: str) -> SpeechAct:
             return "reported"
         if _ZH_SARCASM_OPENER.search(s) and _ZH_SARCASM_EMPHASIS.search(s):
             return "sarcasm"
+        if _ZH_WISH.search(s):
+            return "wish"
         return "statement"
     if _EN_QUESTION_START.match(s):
         return "question"

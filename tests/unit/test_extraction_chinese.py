@@ -152,11 +152,19 @@ def test_favourite_is_a_preference_for_the_thing_named() -> None:
 def test_a_change_of_an_amount_without_a_subject_is_the_speakers() -> None:
     found = facts("房东说下个月房租涨到3500元。")
     assert [(c.fields["attribute"], c.fields["amount"]) for c in found] == [("rent", 3500.0)]
+    found = facts("我的预算从3000涨到了5000。")
+    assert [(c.fields["attribute"], c.fields["amount"]) for c in found] == [("budget", 5000.0)]
     assert cn_number("一万二") == 12000 and cn_number("三千五") == 3500
 
 
-def test_discourse_nouns_and_questions_state_nothing() -> None:
-    for text in ("我的意思是明天再说。", "我的问题是电脑开不了机。", "李明杰多大了？"):
+def test_discourse_nouns_questions_wishes_and_quotes_state_nothing() -> None:
+    for text in (
+        "我的意思是明天再说。",
+        "我的问题是电脑开不了机。",
+        "李明杰多大了？",
+        "我希望明年能买房。",
+        "他说：“我最喜欢吃火锅。”",
+    ):
         assert facts(text) == [], text
 
 
