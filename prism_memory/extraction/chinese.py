@@ -89,7 +89,7 @@ _NAMED_ROLE = re.compile(
 _ROLE_COPULA = re.compile(
     rf"^(?P<name>[\u4e00-\u9fff]{{2,4}}?)(?:也|都|就)?是(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})$"
 )
-_ROLE_OF_TOPIC = re.compile(rf"^(?:也|都|就)?是(?:我|我们|咱们)的?(?:{ROLE_PHRASE})$")
+_ROLE_OF_TOPIC = re.compile(rf"^(?:也|都|就)?是?(?:我|我们|咱们)的?(?:{ROLE_PHRASE})$")
 _REPORTER = re.compile(r"^[\u4e00-\u9fff]{1,4}(?:说|告诉我|通知我|通知)")
 _PET_NAME = re.compile(
     r"(?:一|另一|另外一)(?:只|条|个|匹)(?:叫|名叫)(?P<name>[\u4e00-\u9fff]{1,3})"

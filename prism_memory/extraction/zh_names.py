@@ -6,7 +6,8 @@ surname (a common single one or a compound one) and one or two given characters,
 familiar form (小陈, 老王, 阿强). Positions that only a person fills:
 
 - the topic of a role copula: ``李明杰是我的下属`` (X 是 我/我们的 + a kinship or role noun),
-  also when the role comes in a later clause (``张伟今年35岁，是我大学同学``);
+  also when the role comes in a later clause (``张伟今年35岁，是我大学同学``) or in apposition
+  (``李明杰，我的同事，今年32岁``);
 - the object of a naming verb: ``我舅舅叫刘建国``, ``名叫``, ``名字是``;
 - right after a kinship or role noun of the speaker: ``我弟弟许斌``, ``我的领导赵刚``, also a
   doubled nickname (``我女儿朵朵``);
@@ -55,6 +56,10 @@ _ROLE_COPULA = re.compile(
 # "张伟今年35岁，是我大学同学": the topic of a sentence whose later clause gives the role
 _TOPIC_ROLE = re.compile(
     rf"^(?P<name>{_NAME}){NAME_END}[^。！？!?]*?[，,]\s*(?:也|都|就)?是(?:我|我们)的?(?P<rel>{ROLE_PHRASE})"
+)
+# "李明杰，我的同事，今年32岁": a name in apposition with its role
+_APPOSITION = re.compile(
+    rf"(?:^|(?<=[，,。！？!?；;、\s]))(?P<name>{_NAME})[，,]\s*(?:是)?(?:我|我们)的?(?P<rel>{ROLE_PHRASE})(?=[，,。！？!?；;]|$)"
 )
 _NAMED = re.compile(
     rf"(?:我|我们)的?(?P<rel>{ROLE_PHRASE})(?:的名字)?"
@@ -118,6 +123,8 @@ def find_names(sentence: str) -> list[ZhName]:
             found[name] = ZhName(name, start if old is None else old.start, rel)
 
     for m in _ROLE_COPULA.finditer(sentence):
+        add(m.group("name"), m.start("name"), m.group("rel"))
+    for m in _APPOSITION.finditer(sentence):
         add(m.group("name"), m.start("name"), m.group("rel"))
     for m in _TOPIC_ROLE.finditer(sentence):
         add(m.group("name"), m.start("name"), m.group("rel"))
