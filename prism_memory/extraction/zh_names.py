@@ -12,6 +12,7 @@ familiar form (小陈, 老王, 阿强). Positions that only a person fills:
 - right after a kinship or role noun of the speaker: ``我弟弟许斌``, ``我的领导赵刚``, also a
   doubled nickname (``我女儿朵朵``);
 - one side of a coordination of two name shapes: ``李明杰和王志宏谁更年轻``;
+- the start of a sentence, right before a time word: ``王芳下个月要来北京``;
 - a possessor of a person's attribute: ``王芳的生日``, ``张伟的年龄``;
 - a title: ``张先生``, ``李老师``.
 
@@ -38,7 +39,11 @@ NAME_END = (
     r"体重|生日|职业|[，,。！？!?；;、：:\s）)]|$)"
 )
 _SURNAME = rf"(?:{ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])"
-_FULL = rf"{_SURNAME}[{_HAN}]{{1,2}}?"
+# a given name's characters: any, except the function words that follow a name in speech
+_GIVEN = (
+    rf"(?![说是在的了和跟与也都很就还要会有去来把被给让对我你他她它们这那个些不没吗呢吧啊])[{_HAN}]"
+)
+_FULL = rf"{_SURNAME}{_GIVEN}(?:{_GIVEN})??"
 _FAMILIAR = rf"(?:(?:小|老)[{ZH_SURNAMES}]|阿[{_HAN}])"
 _NAME = rf"(?:{_FAMILIAR}|{_FULL})"
 _MODIFIER = (
@@ -56,6 +61,10 @@ _ROLE_COPULA = re.compile(
 # "张伟今年35岁，是我大学同学": the topic of a sentence whose later clause gives the role
 _TOPIC_ROLE = re.compile(
     rf"^(?P<name>{_NAME}){NAME_END}[^。！？!?]*?[，,]\s*(?:也|都|就)?是(?:我|我们)的?(?P<rel>{ROLE_PHRASE})"
+)
+# "王芳下个月要来北京": a sentence's topic followed by when it happens
+_BEFORE_TIME = re.compile(
+    rf"^(?P<name>{_FULL})(?=今天|明天|后天|昨天|前天|下周|下星期|下个?月|上周|上个?月|今年|明年|去年|这周|这个月|本周)"
 )
 # "李明杰，我的同事，今年32岁": a name in apposition with its role
 _APPOSITION = re.compile(
@@ -80,7 +89,8 @@ _TITLED = re.compile(rf"(?P<name>{_SURNAME}(?:{_TITLE}))")
 # name-shaped words that are times or pronoun phrases ("我女儿明年上小学", "我们全家")
 _NOT_A_NAME = re.compile(
     r"^(?:明年|明天|明早|明晚|明儿|时候|全家|全部|全都|高中|初中|白天|常常|平时|同时|单位|公司|"
-    r"文件|江边|万一|安全|方面|方便|于是|应该|经常|马上|毕业)$"
+    r"文件|江边|万一|安全|方面|方便|于是|应该|经常|马上|毕业|周[末日天一二三四五六]|周末[一-龥]?|"
+    r"金额|章节|程序|单位里|石头|夏天|秋天|冬天|春天|钱包|车子|房子)$"
 )
 _SHAPE = re.compile(rf"^(?:{_FAMILIAR}|{_SURNAME}[{_HAN}]{{1,2}})$")
 
@@ -124,6 +134,9 @@ def find_names(sentence: str) -> list[ZhName]:
 
     for m in _ROLE_COPULA.finditer(sentence):
         add(m.group("name"), m.start("name"), m.group("rel"))
+    m = _BEFORE_TIME.match(sentence)
+    if m:
+        add(m.group("name"), 0, None)
     for m in _APPOSITION.finditer(sentence):
         add(m.group("name"), m.start("name"), m.group("rel"))
     for m in _TOPIC_ROLE.finditer(sentence):
