@@ -134,9 +134,9 @@ def find_names(sentence: str) -> list[ZhName]:
 
     for m in _ROLE_COPULA.finditer(sentence):
         add(m.group("name"), m.start("name"), m.group("rel"))
-    m = _BEFORE_TIME.match(sentence)
-    if m:
-        add(m.group("name"), 0, None)
+    topic = _BEFORE_TIME.match(sentence)
+    if topic:
+        add(topic.group("name"), 0, None)
     for m in _APPOSITION.finditer(sentence):
         add(m.group("name"), m.start("name"), m.group("rel"))
     for m in _TOPIC_ROLE.finditer(sentence):
