@@ -39,6 +39,7 @@ NAME_END = (
     r"体重|生日|职业|[，,。！？!?；;、：:\s）)]|$)"
 )
 _SURNAME = rf"(?:{ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])"
+_PRONOUNS = "他们|她们|我们|你们|咱们|大家|这些|那些|这位|那位|这个|那个|他俩|她俩|两人|二人|对方"
 # a given name's characters: any, except the function words that follow a name in speech
 _GIVEN = (
     rf"(?![说是在的了和跟与也都很就还要会有去来把被给让对我你他她它们这那个些不没吗呢吧啊])[{_HAN}]"
@@ -53,8 +54,10 @@ ROLE_PHRASE = rf"{_MODIFIER}(?:{ZH_ROLES})"
 _ATTRIBUTE = "|".join(sorted(ZH_ATTRIBUTES, key=len, reverse=True))
 _TITLE = r"先生|女士|小姐|老师|总|经理|医生|教授|阿姨|师傅|大夫|主任|律师"
 
+# the topic of "X是我的<role>" is a person whatever its shape (志宏, 可欣), unless a pronoun
 _ROLE_COPULA = re.compile(
-    rf"(?:^|(?<=[，,。！？!?；;、\s]))(?P<name>{_NAME})(?:也|都|就)?是(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})"
+    rf"(?:^|(?<=[，,。！？!?；;、\s]))(?!{_PRONOUNS})(?P<name>{_NAME}|{_GIVEN}{{2,3}}?)"
+    rf"(?:也|都|就)?是(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})"
 )
 # a role's name may be any two or three characters ("我女朋友叫可欣"); without a role, only
 # a name shape is a person ("我叫外卖" is not)

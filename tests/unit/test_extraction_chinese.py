@@ -91,6 +91,8 @@ def test_what_the_user_uses_is_a_usage_fact_with_its_brand() -> None:
         ("王芳下个月要来北京出差。", [("王芳", None)]),
         ("李明杰，我的同事，今年32岁。", [("李明杰", "同事")]),
         ("房东说下个月房租涨到3500元。", []),
+        ("可欣是我的女朋友，她在上海做设计。", [("可欣", "女朋友")]),
+        ("他们是我的同事。", []),
         ("周末下个月再说吧。", []),
         # surname-shaped words in no naming position are not names
         ("今天很高兴和李老师吃饭。", [("李老师", None)]),
