@@ -219,10 +219,11 @@ def _llm_text(engine: Engine, prompt: str) -> str | None:
 
 def _reflect(engine: Engine, scope: Scope, summaries: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     body = "\n".join(f"- {s.text}" for s in summaries)
+    language = "Chinese" if is_chinese([s.text for s in summaries]) else "English"
     text = _llm_text(
         engine,
-        "From these conversation summaries, state up to 3 durable insights about the user "
-        'as JSON {"insights": ["..."]}.\n' + body,
+        f"From these conversation summaries, state up to 3 durable insights about the user, in "
+        f'{language}, as JSON {{"insights": ["..."]}}.\n' + body,
     )
     if text is None:
         return []

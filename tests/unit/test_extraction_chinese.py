@@ -6,10 +6,14 @@ first four are the misreadings reported in issue #25.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from prism_memory import FakeEmbedder, Memory, PrismConfig
 from prism_memory.extraction.chinese import ChineseExtractor
 from prism_memory.extraction.dates import cn_number
 from prism_memory.extraction.entities import find_entities
@@ -242,3 +246,26 @@ def test_a_chinese_session_summary_has_no_english_glue() -> None:
     assert "助手说：明白了" in summary
     assert " " not in summary  # Chinese sentences take no spaces between them
     assert is_chinese([t.text for t in turns]) and not is_chinese(["I fly to Rome."])
+
+
+def test_the_model_is_asked_for_a_chinese_summary_of_a_chinese_session() -> None:
+    prompts: list[str] = []
+
+    class Recording(FakeListChatModel):
+        def _call(self, messages: Any, *args: Any, **kwargs: Any) -> str:
+            prompts.append(str(messages[-1].content))
+            return super()._call(messages, *args, **kwargs)
+
+    config = PrismConfig()
+    config.extraction.use_llm = False
+    llm = Recording(responses=["李华下周三去杭州出差。", json.dumps({"insights": ["李华常出差"]})])
+    memory = Memory(location=":memory:", embedder=FakeEmbedder(dim=32), llm=llm, config=config)
+    try:
+        memory.remember(["我下周三要去杭州出差，住三天。"], user_id="u", session_id="s")
+        added = memory.end_session(user_id="u", session_id="s").added
+    finally:
+        memory.close()
+    assert len(prompts) == 2 and all("in Chinese" in p for p in prompts)
+    assert {c.record.kind.value: c.record.text for c in added}[
+        "summary"
+    ] == "李华下周三去杭州出差。"
