@@ -78,9 +78,19 @@ _BUDGET = re.compile(
     rf"(?:每晚|每个?月|每天|每人|一晚)?{_MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
 )
 _CHANGE = re.compile(r"改(?:去|成|到|为|在)|换成|换到|推迟到|提前到|挪到|调到|延期到|搬到")
+# what a change is about: "五一的计划改了", "婚礼改到了7月8号" (never a pronoun: "我们改去厦门")
 _CHANGE_TOPIC = re.compile(
-    r"(?P<topic>[\u4e00-\u9fff]{2,6}?)的?(?:计划|安排|行程|时间)(?:改|变|取消|推迟|提前)"
+    r"(?P<topic>(?!我|你|他|她|咱)[\u4e00-\u9fff]{2,6}?)的?(?:计划|安排|行程|时间|日期)?"
+    r"(?:改|变|取消|推迟|提前|延期|挪)"
 )
+_CANCELLED = re.compile(
+    r"^(?P<topic>(?!我|你|他|她|咱)[\u4e00-\u9fff]{2,6}?)的?(?:计划|安排|行程|预约|会议|聚会|旅行|活动)?"
+    r"(?:被)?取消了?$"
+)
+_SWITCH = re.compile(
+    r"^(?:改|换)(?:成|为)?(?P<o>(?:喝|吃|用|坐|骑|开|穿)[\u4e00-\u9fffA-Za-z]{1,10})$"
+)
+_PARTED = re.compile(r"^(?:和|跟|与)(?P<name>[\u4e00-\u9fff]{2,3})(?:分手|离婚|分开)了?$")
 _PRONOUN = re.compile(r"^(?:其|他|她)(?!们)(?P<of>的)?")
 _NAMED_ROLE = re.compile(
     rf"^(?:我|我们)的?(?P<rel>{ROLE_PHRASE})(?:的名字)?(?:叫做|名叫|叫|名字是|名字叫)"
@@ -145,7 +155,7 @@ class ChineseExtractor:
         holder = _holder_name(self.who)
         out.extend(self._pets(sentence, holder))
         for m in _BUDGET.finditer(sentence):
-            value = (m.group("money") + m.group("rest")).strip()
+            value = (m.group("money") + m.group("rest")).strip().rstrip("了啦呢吧啊")
             amount, unit = _amount(m.group(0))
             if amount is not None:
                 fields = self._fields(holder, "budget", value)
@@ -177,6 +187,10 @@ class ChineseExtractor:
                     continue
             elif subject is not None:
                 rest = clause
+            elif not anyone and _CANCELLED.match(clause):
+                # "成都的行程取消了": the plan is off; its records are closed
+                out.append(self._cancelled(clause))
+                continue
             elif not anyone and not has_budget:
                 # a subjectless change of one of the speaker's amounts ("房东说房租涨到3500元")
                 said = self._strip_time(_REPORTER.sub("", clause), times)
@@ -267,6 +281,12 @@ class ChineseExtractor:
         value = f"{day.value.month}月{day.value.day}日"
         return FactCandidate("Fact", self._fields(whose, "birthday", value), 0.8, 0.65)
 
+    def _cancelled(self, clause: str) -> FactCandidate:
+        m = _CANCELLED.match(clause)
+        assert m is not None
+        fields = {"description": clause, "actor": self.who, "participants": [], "when": None}
+        return FactCandidate("Event", fields, 0.7, 0.6, retire=[m.group("topic")])
+
     def _person(self, name: str) -> tuple[tuple[str, str | None], str, bool]:
         self.last_person = name
         return ("person", name), "", False
@@ -344,6 +364,10 @@ class ChineseExtractor:
         core = _ADVERBS.sub("", pred)
         habitual = bool(_HABIT.search(pred))
         out: list[FactCandidate] = []
+        d = _DIET.search(core)
+        if d:  # "我不吃素了" ends a diet: the slot takes the new state
+            diet = "不吃素" if core.startswith("不") else ZH_DIETS[d.group(0)]
+            return [FactCandidate("Fact", self._fields(holder, "diet", diet), 0.85, 0.75)]
         m = _ALLERGY.match(core)
         if m:
             return [self._pref(holder, m.group("o"), "avoid", 0.9)]
@@ -373,13 +397,14 @@ class ChineseExtractor:
                         0.6,
                     )
                 ]
-        d = _DIET.search(core)
-        if d and not core.startswith("不"):
-            return [
-                FactCandidate(
-                    "Fact", self._fields(holder, "diet", ZH_DIETS[d.group(0)]), 0.85, 0.75
-                )
-            ]
+        m = _SWITCH.match(core)
+        if m:  # "改喝茶": the new habit
+            return [self._pref(holder, m.group("o").rstrip("了的"), "like", 0.7)]
+        m = _PARTED.match(core)
+        if m and m.group("name") in self.people:  # "我和张强分手了"
+            fields = {"name": m.group("name"), "relationship": "前任"}
+            ent = [Entity(type="person", name=m.group("name"))]
+            return [FactCandidate("Person", fields, 0.75, 0.6, ent)]
         m = _LIVE.match(core)
         if m and m.group("v")[-1] not in "楼层号室边旁":  # 住在三楼 is a floor, not a city
             return [

@@ -268,6 +268,8 @@ _HYPOTHETICAL = re.compile(
     r"let\s+us\s+say|let's\s+say|even if|unless|were I|had I)\b",
     re.I,
 )
+# question words used as "any-": 什么都吃, 谁都知道, 哪儿都去 ask nothing
+_ZH_INDEFINITE = re.compile(r"(?:什么|谁|哪[里儿个些家]|怎么|多少)(?:都|也)")
 _ZH_HYPOTHETICAL = re.compile(r"如果|假如|要是|万一|假设|假使|倘若|的话|即使|就算|想象一下")
 _WISH = re.compile(
     r"\bI\s+(?:wish|would\s+love\s+to\s+someday|dream\s+of)\b|"
@@ -330,7 +332,7 @@ def speech_act(sentence: str) -> SpeechAct:
     if is_cjk(s):
         if _ZH_HYPOTHETICAL.search(s):
             return "hypothetical"
-        if _ZH_QUESTION.search(s):
+        if _ZH_QUESTION.search(_ZH_INDEFINITE.sub("", s)):
             return "question"
         if _ZH_REPORTED.search(s):
             return "reported"

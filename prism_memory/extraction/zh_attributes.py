@@ -41,7 +41,7 @@ _ATTR = "|".join(sorted(ZH_ATTRIBUTES, key=len, reverse=True))
 _NUM = r"[\d零一二两三四五六七八九十百千万.]+"
 _LEAD = re.compile(r"^(?:现在|目前|今年|如今|已经|一直|平时|本人|刚刚|刚|每个?月|每年|每周|每天)+")
 _TAIL = re.compile(r"(?:了|啦|呢|吧|啊|呀|哦|哈|左右|上下)+$")
-_COPULA = re.compile(rf"^(?P<attr>[{_HAN}A-Za-z]{{1,6}}?)(?:是|为|在|：|:)(?P<v>.+)$")
+_COPULA = re.compile(rf"^(?P<attr>[{_HAN}A-Za-z]{{1,6}}?)(?P<cop>是|为|在|：|:)(?P<v>.+)$")
 _MEASURE = re.compile(
     rf"^(?P<attr>{_ATTR})(?:是|为|有|大概|大约|约|差不多|才|快|刚|已经|都)*(?P<v>{_NUM}\s*(?:{ZH_MEASURE_UNITS})?.*)$"
 )
@@ -64,6 +64,7 @@ _HOME = re.compile(
 _NATIVE = re.compile(rf"^是(?P<v>[{_HAN}]{{2,6}}?)人$")
 _AGE_REACHED = re.compile(r"^满(?P<n>[\d零一二两三四五六七八九十]{1,4})(?:岁|周岁)?$")
 _RETIRED = re.compile(r"^(?:已经)?退休(?:了|啦)?$")
+_QUIT = re.compile(r"^(?:已经)?(?:辞职|离职|裸辞|被裁|失业)(?:了|啦)?$")
 _TRADE = re.compile(rf"^是?(?:做|搞|干)(?P<v>[{_HAN}]{{2,6}}?)的$")
 _ADMITTED = re.compile(rf"考(?:上|进|取)了?(?P<v>[{_HAN}A-Za-z]{{2,12}})")
 _GRADE = re.compile(
@@ -136,6 +137,8 @@ def _property(
         day = next((t for t in find_times(value, base) if t.precision == "day"), None)
         if day is not None:  # it recurs: month and day, never the year of this mention
             fields["value"] = f"{day.value.month}月{day.value.day}日"
+    elif any(t.has_date for t in find_times(value, base)):
+        return None  # "X是下周三": when something happens is an event, not a property
     elif slot in ("height", "weight", "salary", "income", "rent", "budget", "shoe size"):
         amount = _amount(value)
         if amount is not None:
@@ -219,7 +222,8 @@ def read_property(
         return _property(holder, m.group("attr"), m.group("v"), base, explicit)
     m = _COPULA.match(text)
     attr = _HEDGE.sub("", m.group("attr")) if m else ""
-    if m and attr and (explicit or _slot(attr)):
+    # an unknown noun is a slot only with 是/为 ("婚礼定在6月18号" is a plan, not a slot)
+    if m and attr and (_slot(attr) or (explicit and m.group("cop") in "是为")):
         found = _property(holder, attr, m.group("v"), base, explicit)
         if found is not None:
             return found
@@ -241,6 +245,9 @@ def read_property(
     m = _RETIRED.match(text)
     if m:
         return FactCandidate("Fact", slot_fields(holder, "occupation", "已退休"), 0.75, 0.6)
+    m = _QUIT.match(text)
+    if m:  # the workplace slot ends: "我已经辞职了"
+        return FactCandidate("Fact", slot_fields(holder, "workplace", "已离职"), 0.75, 0.6)
     m = _TRADE.match(text)
     if m:
         return FactCandidate("Fact", slot_fields(holder, "occupation", m.group("v")), 0.75, 0.6)

@@ -33,7 +33,7 @@ _PHRASES = {
     "occupation": ("的职业是", ""),
     "workplace": ("在", "工作"),
     "hometown": ("的老家是", ""),
-    "diet": ("", ""),
+    "diet": ("的饮食：", ""),
     "commute": ("通勤", ""),
     "education": ("在读", ""),
     "school": ("毕业于", ""),
@@ -62,6 +62,8 @@ def render_fact_zh(f: dict[str, Any]) -> str:
         return f"{who}{predicate}{value}"
     if predicate == "":  # a statement that reads as said ("在学吉他")
         return f"{who}{value}"
+    if value.startswith("已") and attribute in ("workplace", "occupation"):
+        return f"{who}{value}"  # 已离职, 已退休
     if attribute in _PHRASES:
         before, after = _PHRASES[attribute]
         return f"{who}{before}{value}{after}"

@@ -269,3 +269,54 @@ def test_the_model_is_asked_for_a_chinese_summary_of_a_chinese_session() -> None
     assert {c.record.kind.value: c.record.text for c in added}[
         "summary"
     ] == "李华下周三去杭州出差。"
+
+
+def _current_and_old(turns: list[str]) -> tuple[list[str], list[str]]:
+    """Texts of the current and the superseded extracted records after one session a turn."""
+    memory = Memory(location=":memory:", embedder=FakeEmbedder(dim=32))
+    try:
+        for i, text in enumerate(turns):
+            when = f"2026-0{i + 3}-02T10:00:00+08:00"
+            message = {"role": "user", "content": text, "name": "李华"}
+            memory.remember([message], user_id="u", session_id=f"s{i}", event_time=when)
+            memory.end_session(user_id="u", session_id=f"s{i}")
+        records = [
+            r
+            for layer in ("semantic", "episodic")
+            for r in memory.list(user_id="u", layer=layer, include_history=True, limit=100)
+            if r.kind.value not in ("observation", "summary")
+        ]
+    finally:
+        memory.close()
+    return [r.text for r in records if r.valid_to is None], [
+        r.text for r in records if r.valid_to is not None
+    ]
+
+
+@pytest.mark.parametrize(
+    ("turns", "now", "before"),
+    [
+        (["我住在上海。", "我上个月搬到了杭州。"], "李华住在杭州", "李华住在上海"),
+        (
+            ["我吃素三年了。", "我现在不吃素了，什么都吃。"],
+            "李华的饮食：不吃素",
+            "李华的饮食：素食",
+        ),
+        (["我在一家银行上班。", "我已经辞职了。"], "李华已离职", "李华在一家银行工作"),
+        (["我的预算是每晚600元。", "预算降到400元了。"], "李华的预算：400元", "李华的预算：600元"),
+        (["我男朋友叫张强。", "我和张强分手了。"], "人物：张强（前任）", "人物：张强（男朋友）"),
+        (
+            ["我们计划五月去成都玩。", "成都的行程取消了。"],
+            "成都的行程取消了",
+            "我们计划去成都玩 (2026-05)",
+        ),
+        (
+            ["我们的婚礼定在6月18号。", "婚礼改到了7月8号。"],
+            "婚礼改到了 (2026-07-08)",
+            "我们的婚礼定在 (2026-06-18)",
+        ),
+    ],
+)
+def test_a_later_turn_supersedes_the_earlier_value(turns: list[str], now: str, before: str) -> None:
+    current, old = _current_and_old(turns)
+    assert now in current and before in old and before not in current
