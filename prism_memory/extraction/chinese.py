@@ -284,7 +284,12 @@ class ChineseExtractor:
     def _cancelled(self, clause: str) -> FactCandidate:
         m = _CANCELLED.match(clause)
         assert m is not None
-        fields = {"description": clause, "actor": self.who, "participants": [], "when": None}
+        fields: dict[str, Any] = {
+            "description": clause,
+            "actor": self.who,
+            "participants": [],
+            "when": None,
+        }
         return FactCandidate("Event", fields, 0.7, 0.6, retire=[m.group("topic")])
 
     def _person(self, name: str) -> tuple[tuple[str, str | None], str, bool]:
