@@ -11,10 +11,14 @@ Design:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import MemoryRecord
+from ..records import Layer, MemoryRecord
+from ..tokens import count_tokens
+from .items import ContextItem
+from .render import render
 
 __all__ = ["CandidateTrace", "ContextItem", "MemoryContext", "RecallTrace"]
 
@@ -69,25 +73,6 @@ class RecallTrace:
 
 
 @dataclass
-class ContextItem:
-    """A record as shown in the context: its section and the text actually rendered.
-
-    ``score`` is the PRISM score the record was ranked by (its scale depends on the weights);
-    ``relevance`` is the cosine of the query and the record's vector clipped to [0, 1] (the
-    same value as a ``Memory.search`` hit's ``score``), ``None`` on items built by hand.
-    """
-
-    record: MemoryRecord
-    section: str
-    shown: str
-    score: float = 0.0
-    routes: list[str] = field(default_factory=list)
-    compressed: bool = False
-    neighbour_of: str | None = None
-    relevance: float | None = None
-
-
-@dataclass
 class MemoryContext:
     """The result of :meth:`Memory.recall`: a token-budgeted, rendered context.
 
@@ -118,3 +103,42 @@ class MemoryContext:
     def ids(self) -> list[str]:
         """Ids of the records in context order (pass them to ``Memory.feedback``)."""
         return [r.id for r in self.records]
+
+    def without(self, *, session_id: str | None = None, texts: Iterable[str] = ()) -> MemoryContext:
+        """This context without what the current conversation already shows, rendered again.
+
+        Left out: the turns of ``session_id`` (buffered, or moved on to the episodic layer
+        when the session ended or the buffer overflowed), and any record, of any layer, whose
+        text is one of ``texts`` (the messages already in the prompt; whitespace-insensitive).
+        Every adapter that puts a recall next to a conversation uses this one rule. A context
+        an LLM compressed cannot be split and is returned as it is.
+
+        >>> from prism_memory import MemoryRecord
+        >>> r = MemoryRecord(text="I'm vegan", user_id="a", session_id="t1", layer="buffer",
+        ...                  metadata={"role": "user"})
+        >>> ctx = MemoryContext("...", [r], 5, 100, items=[ContextItem(r, "buffer", r.text)])
+        >>> len(ctx.without(session_id="t1")), len(ctx.without(texts=["I'm  vegan"]))
+        (0, 0)
+        """
+        shown = {" ".join(t.split()) for t in texts if t and t.strip()}
+
+        def in_thread(record: MemoryRecord) -> bool:
+            turn = record.layer == Layer.BUFFER or "role" in record.metadata
+            if session_id is not None and turn and record.session_id == session_id:
+                return True
+            return " ".join(record.text.split()) in shown
+
+        if self.trace.compression.startswith("llm"):
+            return self
+        keep = [item for item in self.items if not in_thread(item.record)]
+        if len(keep) == len(self.items):
+            return self
+        text = render(keep)
+        return MemoryContext(
+            text,
+            [item.record for item in keep],
+            count_tokens(text) if text else 0,
+            self.budget_tokens,
+            self.trace,
+            keep,
+        )

@@ -339,7 +339,7 @@ class RecallPipeline:
                 for x in scored:
                     vec = vectors.get(x.record.id)
                     x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
-        selected = select(scored, cfg, trace)
+        selected = select(scored, cfg, trace, query=query)
         if cfg.expand_neighbors > 0 and cfg.expand_top > 0:
             selected = self._expand(
                 selected,
