@@ -152,5 +152,5 @@ def recall_outside_session(
     """
     session = scope.get("session_id")
     long_term = {k: v for k, v in scope.items() if k != "session_id"}
-    ctx = memory.recall(query, **long_term, **kwargs)
-    return ctx.without(session_id=session, texts=thread_texts)
+    texts = [t for t in thread_texts if t]
+    return memory.recall(query, **long_term, thread_session=session, thread_texts=texts, **kwargs)

@@ -325,5 +325,6 @@ def without_thread(
 ) -> MemoryContext:
     """``context`` without what the current conversation already shows: the core's one rule,
     :meth:`prism_memory.retrieval.MemoryContext.without` (the session's turns, buffered or
-    moved on, and any record equal to one of ``thread_texts``)."""
+    moved on, and any record equal to one of ``thread_texts``). Prefer passing the thread
+    to ``Memory.recall`` (``thread_texts=``), which leaves it out before the budget is spent."""
     return context.without(session_id=session_id, texts=thread_texts)

@@ -11,8 +11,9 @@ Design:
   is stored each time; each new turn's id is its position in the session.
   Ejected messages (``_aput``) take the same path. New turns go straight to long-term memory
   (``flush_buffer``): LlamaIndex keeps the chat window, PRISM keeps what outlives it.
-- ``_aget`` answers with ``Memory.recall`` minus what the conversation already shows (the
-  session's buffer turns and records equal to one of its messages). ``save_session`` /
+- ``_aget`` answers with ``Memory.recall`` minus what the conversation already shows
+  (``MemoryContext.without``: records equal to one of the window's messages; the session's
+  turns that left the window are memories again). ``save_session`` /
   ``asave_session`` store the turns after the last ``get`` (the final reply) at session end.
 - The scope of every call is computed from the block's configured ``user_id`` /
   ``agent_id`` and the ``session_id`` of *that* call; the only per-block state is the private
@@ -43,7 +44,6 @@ from ._convert import (
     context_text,
     message_text,
     session_turns,
-    without_thread,
 )
 
 __all__ = ["PrismMemoryBlock"]
@@ -157,14 +157,16 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
         query = self._query(messages)
         if not query:
             return ""
+        # LlamaIndex keeps a window of the session, not all of it: what left the window is
+        # memory again, so only what the window shows is left out (not the whole session)
         context = self.memory.recall(
             query,
             **scope,
             budget_tokens=self.budget_tokens,
             intent=as_intent(self.memory, self.intent),
+            thread_texts=[message_text(m) for m in messages],
         )
-        shown = [message_text(m) for m in messages]
-        return context_text(without_thread(context, scope.get("session_id"), shown)).strip()
+        return context_text(context).strip()
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Remember messages ejected from the short-term queue, per session they came from."""

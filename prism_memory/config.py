@@ -268,7 +268,7 @@ class RetrievalConfig(_Section):
         default=0.3, ge=0, le=1, description="Drop candidates scoring below this share of the best."
     )
     relevance_floor: float = Field(
-        default=0.6,
+        default=0.25,
         ge=0,
         le=1,
         description="The relevance floor of recall, the retrievers and the node postprocessor: "

@@ -809,6 +809,8 @@ class Memory:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        thread_session: str | None = None,
+        thread_texts: Sequence[str] = (),
     ) -> MemoryContext:
         """Build a token-budgeted context of the memories that serve ``query``.
 
@@ -816,6 +818,16 @@ class Memory:
         ``session_id`` (if given) fills the "recent turns" section. ``ctx.tokens`` never
         exceeds ``budget_tokens``; ``ctx.trace`` explains every candidate kept or cut.
         ``now``: the time the recall is made at (default: the current time; naive = UTC).
+
+        What the prompt already shows is left out before anything is ranked or packed, so it
+        neither takes budget nor sets the relevance floor: the turns of ``thread_session``
+        (a conversation whose messages are all in the prompt, e.g. a checkpointed LangGraph
+        thread) and any record whose text is one of ``thread_texts`` (the messages in the
+        prompt). This is the one rule every adapter uses (``MemoryContext.without`` applies
+        it to a context after the fact).
+
+        >>> ctx = m.recall("what should I cook?", user_id="carol",             # doctest: +SKIP
+        ...                thread_session="t3", thread_texts=["What should I cook?"])
         """
         return self._recall.recall(
             query,
@@ -826,6 +838,8 @@ class Memory:
             budget_tokens=budget_tokens,
             config=config,
             now=now,
+            thread_session=thread_session,
+            thread_texts=thread_texts,
         )
 
     def feedback(

@@ -11,16 +11,54 @@ Design:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import Layer, MemoryRecord
+from ..records import MemoryRecord
 from ..tokens import count_tokens
 from .items import ContextItem
 from .render import render
 
-__all__ = ["CandidateTrace", "ContextItem", "MemoryContext", "RecallTrace"]
+__all__ = [
+    "CandidateTrace",
+    "ContextItem",
+    "MemoryContext",
+    "RecallTrace",
+    "in_thread",
+    "thread_signature",
+]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def in_thread(record: MemoryRecord, session_id: str | None, texts: Iterable[str]) -> bool:
+    """Whether the conversation in the prompt already shows ``record``: a record of the
+    session ``session_id`` (its turns, buffered or moved on to the episodic layer, and a
+    summary of that session; long-term facts are not session-scoped), or a record whose text is
+    one of ``texts`` (the messages in the prompt; whitespace-insensitive). The one rule of
+    "drop what the thread already shows", for recall and for :meth:`MemoryContext.without`.
+
+    >>> r = MemoryRecord(text="I'm  vegan", user_id="a", session_id="t1", metadata={"role": "user"})
+    >>> in_thread(r, "t1", ()), in_thread(r, None, ["I'm vegan"]), in_thread(r, "t2", ())
+    (True, True, False)
+    """
+    if session_id is not None and session_id in (
+        record.session_id,
+        record.metadata.get("session_id"),  # a summary of that session's turns
+    ):
+        return True
+    shown = texts if isinstance(texts, (set, frozenset)) else {_norm(t) for t in texts if t}
+    return _norm(record.text) in shown
+
+
+def thread_signature(session_id: str | None, texts: Iterable[str]) -> str:
+    """A short key of a thread view (for the recall cache)."""
+    blob = "\x1e".join([session_id or "", *sorted({_norm(t) for t in texts if t})])
+    return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 @dataclass
@@ -120,17 +158,10 @@ class MemoryContext:
         >>> len(ctx.without(session_id="t1")), len(ctx.without(texts=["I'm  vegan"]))
         (0, 0)
         """
-        shown = {" ".join(t.split()) for t in texts if t and t.strip()}
-
-        def in_thread(record: MemoryRecord) -> bool:
-            turn = record.layer == Layer.BUFFER or "role" in record.metadata
-            if session_id is not None and turn and record.session_id == session_id:
-                return True
-            return " ".join(record.text.split()) in shown
-
+        shown = frozenset(_norm(t) for t in texts if t and t.strip())
         if self.trace.compression.startswith("llm"):
             return self
-        keep = [item for item in self.items if not in_thread(item.record)]
+        keep = [item for item in self.items if not in_thread(item.record, session_id, shown)]
         if len(keep) == len(self.items):
             return self
         text = render(keep)
