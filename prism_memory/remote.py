@@ -41,7 +41,7 @@ from .config import RetrievalConfig
 from .errors import StoreUnavailableError, ValidationError
 from .layers.working import TaskState
 from .records import Entity, Kind, Layer, MemoryRecord, ScoredRecord, Source, Trust
-from .results import RememberResult
+from .results import DeleteReport, RememberResult
 from .retrieval.context import MemoryContext
 from .retrieval.intent import Intent
 
@@ -438,10 +438,16 @@ class RemoteMemory:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
-    ) -> _Call[int]:
-        """Delete every record of the scope (``Memory.delete_all``)."""
+    ) -> _Call[DeleteReport]:
+        """Delete every record of the scope (``Memory.delete_all``), with what went per layer
+        and surface."""
         params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
-        return _Call("DELETE", "/v1/memories", lambda d: int(d["deleted"]), params)
+
+        def read(d: Any) -> DeleteReport:
+            by_layer = d.get("by_layer") or {"unknown": int(d["deleted"])}
+            return DeleteReport(by_layer, d.get("by_surface") or {})
+
+        return _Call("DELETE", "/v1/memories", read, params)
 
     def _delete_by_source(
         self,
@@ -481,6 +487,31 @@ class RemoteMemory:
             event_time=event_time,
         )
         return _Call("POST", "/v1/remember", wire.remember_from_json, json=body)
+
+    def _remember_fact(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind | str = Kind.FACT,
+        source: Source | str = Source.ASSISTANT,
+        source_ids: Sequence[str] = (),
+        surface: str | None = None,
+    ) -> _Call[RememberResult]:
+        """Remember a stated fact the way extracted facts are (``Memory.remember_fact``)."""
+        body = _body(
+            text=text,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            kind=kind,
+            source=source,
+            source_ids=list(source_ids),
+            surface=surface,
+        )
+        return _Call("POST", "/v1/remember_fact", wire.remember_from_json, json=body)
 
     def _buffer(
         self,
@@ -660,6 +691,8 @@ class RemoteMemory:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        thread_session: str | None = None,
+        thread_texts: Sequence[str] = (),
     ) -> _Call[MemoryContext]:
         """Build a token-budgeted context of the memories that serve ``query`` (``Memory.recall``)."""
         body = _body(
@@ -669,6 +702,8 @@ class RemoteMemory:
             session_id=session_id,
             budget_tokens=budget_tokens,
             now=now,
+            thread_session=thread_session,
+            thread_texts=list(thread_texts) or None,
             intent=intent.model_dump(mode="json", exclude_defaults=True)
             if intent is not None
             else None,
@@ -720,6 +755,7 @@ class RemoteMemory:
     delete_all = _sync(_delete_all)
     delete_by_source = _sync(_delete_by_source)
     remember = _sync(_remember)
+    remember_fact = _sync(_remember_fact)
     buffer = _sync(_buffer)
     history = _sync(_history)
     flush_buffer = _sync(_flush_buffer)
@@ -747,6 +783,7 @@ class RemoteMemory:
     adelete_all = _async(_delete_all)
     adelete_by_source = _async(_delete_by_source)
     aremember = _async(_remember)
+    aremember_fact = _async(_remember_fact)
     abuffer = _async(_buffer)
     ahistory = _async(_history)
     aflush_buffer = _async(_flush_buffer)
