@@ -26,6 +26,7 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 from typing import Any
@@ -35,7 +36,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.memory.memory import Memory as LlamaMemory
 
-from prism_memory import Scope
+from prism_memory import Scope, ValidationError
 from prism_memory.tokens import count_tokens
 
 from ._convert import (
@@ -47,6 +48,8 @@ from ._convert import (
 )
 
 __all__ = ["PrismMemoryBlock"]
+
+log = logging.getLogger("prism_memory")
 
 
 _CLOSING = re.compile(r"^\s*(</[^>]+>|-{3,}|={3,}|`{3,}|\[/[^\]]+\]|\]\s*)\s*$")
@@ -194,7 +197,16 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
             turns = session_turns(messages, session, stored)
             if not turns:
                 return
-            self.memory.remember(turns, **scope)
+            try:
+                self.memory.remember(turns, **scope)
+            except ValidationError:
+                # chat input never makes a read fail: store the turns one by one and leave out
+                # (and log, by position only) a message PRISM cannot store as is
+                for turn in turns:
+                    try:
+                        self.memory.remember([turn], **scope)
+                    except ValidationError as exc:
+                        log.warning("PrismMemoryBlock left out message %s: %s", turn["id"], exc)
             if self.flush_to_long_term:
                 self.memory.flush_buffer(**scope)
             stored.extend((str(t["role"]), str(t["content"])) for t in turns)

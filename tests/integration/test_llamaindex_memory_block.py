@@ -250,6 +250,10 @@ async def test_repeated_messages_are_each_stored_and_aget_never_raises(
         ("assistant", "thanks"),
         ("assistant", "thanks"),
     ]
+    # a message PRISM cannot store as is (a two-line speaker name) is left out, never raised
+    await mem.aput(ChatMessage(role="user", content="hi", additional_kwargs={"name": "a\nb"}))
+    await mem.aget()
+    assert len(memory.history(user_id=user, session_id=mem.session_id)) == 4
     # a fresh block (another process) aligns with what is stored: no duplicates
     again = PrismMemoryBlock(memory, user_id=user)
     await LlamaMemory.from_defaults(session_id=mem.session_id, memory_blocks=[again]).aget()
