@@ -280,6 +280,7 @@ def evaluate_question(
         "dense_string": {},
         "latency_ms": [],
         "stage_ms": [],
+        "tokens": {},
     }
     for b in budgets:
         t0 = time.perf_counter()
@@ -287,6 +288,7 @@ def evaluate_question(
         row["latency_ms"].append((time.perf_counter() - t0) * 1000)
         row["stage_ms"].append(dict(ctx.trace.timings_ms))
         row["prism"][str(b)] = _recall(ctx.records, q)
+        row["tokens"][str(b)] = ctx.tokens
         row["prism_answer"][str(b)] = answer_recall(ctx.text, q.answer)
         row["prism_strict"][str(b)] = strict_recall(ctx.items, q)
         row["prism_string"][str(b)] = answer_string_found(ctx.text, q.answer)
@@ -338,6 +340,11 @@ def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> d
     lat = [x for r in rows for x in r["latency_ms"]]
     out: dict[str, Any] = {
         "overall": means(rows),
+        "mean_context_tokens": {
+            str(b): round(statistics.fmean(r["tokens"][str(b)] for r in rows if "tokens" in r), 1)
+            for b in budgets
+            if any("tokens" in r for r in rows)
+        },
         "per_type": {
             t: means([r for r in rows if r["type"] == t]) for t in sorted({r["type"] for r in rows})
         },
@@ -473,6 +480,14 @@ def markdown(report: dict[str, Any]) -> str:
             + ", dense "
             + " / ".join(f"{o['dense_string'].get(b, 0):.3f}" for b in budgets)
             + ".",
+            "",
+        ]
+    if report.get("mean_context_tokens"):
+        lines += [
+            "PRISM mean context tokens per question: "
+            + ", ".join(f"@{b}: {v}" for b, v in report["mean_context_tokens"].items())
+            + " (budgets are a ceiling: the relevance floor and the low-information rule leave "
+            "room unspent).",
             "",
         ]
     lines += _table("Per question type", report["per_type"], budgets)
