@@ -5,7 +5,7 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   events), never the facade. ``search`` is the plain mode of the same pipeline: the dense and
   BM25 routes, fused by the one RRF of ``fusion.py``, no intent or construct.
 - Intent: the caller's :class:`Intent` over a registered template for its step over rule-based
-  query analysis (entity and speaker names the store knows, from cached payload facets;
+  query analysis (entity and speaker names the store knows, from per-scope name counts;
   temporal expressions); an LLM parser only when configured.
 - Broad retrieve: every route in ONE batched store call (``query_routes``) with the dense
   vectors returned, fused (RRF / DBSF) into a pool; neighbours of short episodic hits come
