@@ -61,7 +61,7 @@ from .scoring import (
     semantic_score,
     task_relevance,
 )
-from .text import NO_LIMIT, analysed, compress_text, content_terms, is_filler
+from .text import NO_LIMIT, analysed, answer_kind, compress_text, content_terms, is_filler
 
 __all__ = [
     "Scored",
@@ -368,7 +368,11 @@ def _shown(s: Scored, terms: set[str], config: RetrievalConfig) -> tuple[str, bo
 
 
 def _passage(
-    item: ContextItem, terms: set[str], keep_tokens: int, weights: Mapping[str, float]
+    item: ContextItem,
+    terms: set[str],
+    keep_tokens: int,
+    weights: Mapping[str, float],
+    asks: str | None = None,
 ) -> ContextItem | None:
     """The part of a long original text that serves the query (its sentences sharing the
     rarest query terms, within ``keep_tokens``): a turn, or a document or note given to
@@ -378,7 +382,7 @@ def _passage(
         return None
     if item.record.kind in (Kind.SUMMARY, Kind.REFLECTION):
         return None
-    shown, compressed = compress_text(item.shown, terms, keep_tokens, weights)
+    shown, compressed = compress_text(item.shown, terms, keep_tokens, weights, asks)
     if not compressed:
         return None
     return replace(item, shown=shown, compressed=True)
@@ -547,8 +551,9 @@ def pack(
     # a query term weighs by its rarity among the candidates (inverse document frequency over
     # the pool): "milkshakes" picks the sentence, "shop" and the trip's city do not
     weights = _pool_idf(terms, [c.record.text for c in candidates]) if long_items else {}
+    asks = answer_kind(query) if long_items else None
     for i in sorted(long_items, key=lambda i: -candidates[i].score)[:_PASSAGES]:
-        passage = _passage(candidates[i], terms, config.passage_tokens, weights)
+        passage = _passage(candidates[i], terms, config.passage_tokens, weights, asks)
         if passage is not None:
             whole[i] = candidates[i]
             candidates[i] = passage

@@ -6,7 +6,10 @@ Design:
   function words, reduced to a crude root (suffix strip, first six letters) so "moved" and
   "move" meet. No stemmer dependency, no data-specific word list.
 - ``compress_text``: keep the sentences of a long turn that share the most terms with the query
-  within a token allowance; filler sentences ("Wow, that's great!") go first.
+  within a token allowance; filler sentences ("Wow, that's great!") go first. When the
+  question's form says what answers it (``answer_kind``: a number for "how many", a date for
+  "when", a name for "who"), a sentence on its subject holding such a token ranks as if it
+  matched one more, the heaviest, query term.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ __all__ = [
     "NO_LIMIT",
     "STOPWORDS",
     "analysed",
+    "answer_kind",
     "compress_text",
     "content_terms",
     "is_filler",
@@ -221,11 +225,53 @@ def is_filler(sentence: str, info: set[str], terms: set[str]) -> bool:
     )
 
 
+# What a question asks for, by its English question form; and how a sentence can hold it.
+_ASKS = (
+    ("number", re.compile(r"\bhow (?:many|much|long|old|often|far|big|tall)\b")),
+    (
+        "date",
+        re.compile(r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:day|year|month)\b"),
+    ),
+    ("name", re.compile(r"\bwho\b|\bwhose\b|\bwhom\b|\bname(?:d|s)?\b")),
+)
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|hundred|thousand|million|dozen|half|once|twice|couple"
+)
+_MONTHS_DAYS = (
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow|"
+    r"tonight|weekend|week|month|year|ago|last|next"
+)
+_HOLDS = {
+    "number": re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE),
+    "date": re.compile(rf"\d|\b(?:{_MONTHS_DAYS})\b", re.IGNORECASE),
+    "name": re.compile(r"(?<=[\w,;:] )[A-Z][a-z]"),
+}
+
+
+def answer_kind(query: str) -> str | None:
+    """What kind of token answers ``query`` (``number``, ``date`` or ``name``), by its
+    question form; ``None`` when the form does not say.
+
+    >>> answer_kind("How many days did the trip take?"), answer_kind("When did I move?")
+    ('number', 'date')
+    >>> answer_kind("What is the name of my cat?"), answer_kind("Where do I live?")
+    ('name', None)
+    """
+    q = query.casefold()
+    for kind, form in _ASKS:
+        if form.search(q):
+            return kind
+    return None
+
+
 def compress_text(
     text: str,
     terms: set[str],
     keep_tokens: int,
     weights: Mapping[str, float] | None = None,
+    asks: str | None = None,
 ) -> tuple[str, bool]:
     """The informative sentences of ``text``, best for the query first, within ``keep_tokens``.
 
@@ -241,14 +287,24 @@ def compress_text(
     sentences, info = analysed(text)
     if len(sentences) <= 1:
         return text, False
-    ranked = sorted(
-        range(len(sentences)),
-        key=lambda i: (
-            -sum(len(h) if weights is None else weights.get(h, 0.0) for h in info[i] & terms),
-            -len(info[i]),
-            i,
-        ),
-    )
+
+    def weight(term: str) -> float:
+        return len(term) if weights is None else weights.get(term, 0.0)
+
+    # the token the question asks for is the query's missing term: a sentence on the query's
+    # subject that holds one (a number for "how many", a date for "when") scores as if it
+    # also matched the query's heaviest term
+    holds = _HOLDS.get(asks or "")
+    bonus = max((weight(t) for t in terms), default=0.0) if holds is not None else 0.0
+
+    def score(i: int) -> float:
+        shared = info[i] & terms
+        base = sum(weight(h) for h in shared)
+        if shared and holds is not None and holds.search(sentences[i]):
+            base += bonus
+        return base
+
+    ranked = sorted(range(len(sentences)), key=lambda i: (-score(i), -len(info[i]), i))
     keep: list[int] = []
     used = 0
     for i in ranked:
