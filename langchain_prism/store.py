@@ -99,6 +99,15 @@ _PAGE = 10_000
 # an item's address (namespace and key) is an identifier, like a scope id: never redacted
 _ADDRESS = ("ns", "namespace", "key")
 _ITEM, _NAMESPACE = "item", "namespace"
+#: a screened put refused over a live value: kept for audit beside it, never read as the item
+_REFUSED = "refused-item"
+
+
+def refused_record_id(item_id: str) -> str:
+    """Where a refused put of the item ``item_id`` is kept for audit (its live value stays)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_OID, f"{item_id}\x1frefused"))
+
+
 _LAYOUT_NS = uuid.UUID("6a1c3e5f-0b7d-4f2a-9c8e-1d3b5a7c9e0f")
 
 _seq_lock = threading.Lock()
@@ -397,6 +406,7 @@ class PrismStore(BaseStore):
                 else:
                     ns_seq[ns] = _next_seq()
             items: list[MemoryRecord] = []
+            live: set[str] = set()  # items whose current value a refused put must not replace
             deleted: dict[tuple[str, ...], list[str]] = {}
             for (ns, key), op in puts.items():
                 rid = item_record_id(agent, ns, key)
@@ -408,13 +418,15 @@ class PrismStore(BaseStore):
                     not self._is_item(old, ns, key) or old.provenance.trust == Trust.QUARANTINED
                 ):
                     old = None  # a quarantined item was never served: this put creates the key
+                if old is not None:
+                    live.add(rid)
                 items.append(self._item_record(ns, key, op, old))
             if deleted:
                 gone = [rid for rids in deleted.values() for rid in rids]
                 self.memory.store.delete(gone, self._store_scope())
                 for ns in deleted:
                     self.memory._notify_write(Scope.of(**self.scope_of(ns)))
-            written = self._write(items, ns_seq, registered)
+            written = self._write(items, ns_seq, registered, live)
             refilled = {tuple(r.metadata["namespace"]) for r in items}
             for ns in deleted:
                 if ns not in refilled:
@@ -422,6 +434,16 @@ class PrismStore(BaseStore):
         for record in written:
             if record.provenance.trust == Trust.QUARANTINED:
                 ns, key = tuple(record.metadata["namespace"]), record.metadata["key"]
+                if record.metadata.get("prism_store") == _REFUSED:
+                    raise QuarantinedError(
+                        f"put({ns!r}, {key!r}): the value was quarantined by the poisoning "
+                        f"screen ({record.provenance.reason}); the item keeps its earlier "
+                        f"value, and the refused one is kept for audit as memory {record.id!r} "
+                        "(memory.list(trust='quarantined', ...)). To store it anyway, put it "
+                        "through a PrismStore(..., screen=False) (the default)",
+                        record_id=record.id,
+                        reason=record.provenance.reason,
+                    )
                 raise QuarantinedError(
                     f"put({ns!r}, {key!r}): the value was quarantined by the poisoning screen "
                     f"({record.provenance.reason}); it is kept for audit and not served. Release "
@@ -469,6 +491,7 @@ class PrismStore(BaseStore):
         items: list[MemoryRecord],
         ns_seq: dict[tuple[str, ...], int],
         registered: set[tuple[str, ...]],
+        live: set[str] | None = None,
     ) -> list[MemoryRecord]:
         """Upsert the items and the registry entries of their namespaces not ``registered``
         when read before; for those that were, check after the write and write the entries
@@ -478,6 +501,12 @@ class PrismStore(BaseStore):
         and it puts them back (:meth:`_unregister_if_empty`)."""
         if not items:
             return []
+        if self.screen:  # a refused put changes nothing: its value goes beside the live one
+            items = self.memory._screen_records(items, keep_metadata=_ADDRESS)
+            for r in items:
+                if r.provenance.trust == Trust.QUARANTINED and r.id in (live or set()):
+                    r.id = refused_record_id(r.id)
+                    r.metadata["prism_store"] = _REFUSED
         vec = self._fixed_vector()
         namespaces = list(dict.fromkeys(tuple(r.metadata["namespace"]) for r in items))
         entries = [
@@ -488,19 +517,10 @@ class PrismStore(BaseStore):
         ]
         dense = {r.id: vec for r in items if r.metadata["indexed"] == "no"}
         dense.update((e.id, vec) for e in entries)
-        if self.screen:  # items are screened, the registry never
-            written: list[MemoryRecord] = self.memory._write_records(
-                keep_metadata=_ADDRESS, records=items, dense=dense, screen=True
-            )
-            if entries:
-                self.memory._write_records(
-                    keep_metadata=_ADDRESS, records=entries, dense=dense, screen=False
-                )
-        else:
-            written = items
-            self.memory._write_records(
-                keep_metadata=_ADDRESS, records=[*items, *entries], dense=dense, screen=False
-            )
+        written = items  # screened above (when screening); the registry never is
+        self.memory._write_records(
+            keep_metadata=_ADDRESS, records=[*items, *entries], dense=dense, screen=False
+        )
         known = [ns for ns in namespaces if ns in registered]
         ids = [registry_record_id(self.agent_id, ns, ns) for ns in known]
         present = {r.id for r in self.memory.store.get(ids, self._store_scope())} if ids else set()
