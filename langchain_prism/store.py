@@ -62,7 +62,8 @@ from langchain_prism._namespaces import (
     registry_record_id,
     truncate_namespace,
 )
-from prism_memory.errors import QuarantinedError
+from prism_memory._validation import check_depth, check_string
+from prism_memory.errors import QuarantinedError, ValidationError
 from prism_memory.records import MemoryRecord, Scope, Trust
 from prism_memory.retrieval.scoring import check_score_threshold
 from prism_memory.safety import redact_value
@@ -112,6 +113,26 @@ _LAYOUT_NS = uuid.UUID("6a1c3e5f-0b7d-4f2a-9c8e-1d3b5a7c9e0f")
 
 _seq_lock = threading.Lock()
 _last_seq = 0
+
+
+def _check_op(op: Op) -> None:
+    """Refuse, with the library's own error, what the store cannot hold: a namespace or key
+    that is not text, a put whose value is not a dict or nests deeper than the documented
+    32 levels (measured without recursion, so any depth gets this error)."""
+    namespace = getattr(op, "namespace", None) or getattr(op, "namespace_prefix", None) or ()
+    for i, segment in enumerate(namespace):
+        if isinstance(segment, str):
+            check_string(segment, f"namespace segment {i}")
+    key = getattr(op, "key", None)
+    if isinstance(key, str):
+        check_string(key, "key")
+    if isinstance(op, PutOp) and op.value is not None:
+        if not isinstance(op.value, dict):
+            raise ValidationError(
+                f"put({tuple(op.namespace)!r}, {op.key!r}): the value must be a dict, got "
+                f"{type(op.value).__name__}; wrap it, e.g. {{'value': ...}}"
+            )
+        check_depth(op.value, f"put({tuple(op.namespace)!r}, {op.key!r}): the value")
 
 
 def _next_seq() -> int:
@@ -244,6 +265,7 @@ class PrismStore(BaseStore):
             if not isinstance(op, (GetOp, SearchOp, PutOp, ListNamespacesOp)):
                 raise ValueError(f"Unknown operation type: {type(op)}")
             _validate_op(op)
+            _check_op(op)
         self.memory._check_open()
         self._check_layout()
         results: list[Result] = [None] * len(ops)
@@ -476,12 +498,14 @@ class PrismStore(BaseStore):
                 "ns": encode_namespace(namespace),
                 "namespace": list(namespace),
                 "key": key,
-                "value": encoded,
                 "indexed": "yes" if indexed else "no",
                 "seq": int(seq) if isinstance(seq, int) else _next_seq(),
             },
             record_id=item_record_id(self.agent_id, namespace, key),
         )
+        # set after the build: the value's 32 levels were checked as given (_check_op), and
+        # its encoding's wrappers must not count against them (check_record bounds the rest)
+        record.metadata["value"] = encoded
         if old is not None:
             record.created_at = old.created_at
         return record

@@ -34,6 +34,7 @@ from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO, TypedDict
 
+from ._validation import MAX_JSON_DEPTH
 from .errors import PrismError, ValidationError
 
 if TYPE_CHECKING:
@@ -133,6 +134,11 @@ def _parse_json_object(value: str, what: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ValidationError(
             f"{what} is not valid JSON ({exc.msg}); pass e.g. '{{\"k\": 1}}'"
+        ) from None
+    except RecursionError:
+        raise ValidationError(
+            f"{what} is nested too deeply to read (at most {MAX_JSON_DEPTH} levels); flatten "
+            "it, e.g. store the deep part as a JSON string"
         ) from None
     if not isinstance(data, dict):
         raise ValidationError(f"{what} must be a JSON object, e.g. '{{\"k\": 1}}'")
