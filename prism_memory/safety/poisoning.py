@@ -183,7 +183,9 @@ _USER_ACTS = re.compile(
     re.I,
 )
 # a credential in an Authorization header is being used where it belongs, not disclosed
-CREDENTIAL_FAMILIES = frozenset({"exfiltrate", "disclose", "send_elsewhere", "disclose_to"})
+CREDENTIAL_FAMILIES = frozenset(
+    {"exfiltrate", "disclose", "send_elsewhere", "disclose_to", "data_elsewhere"}
+)
 _AUTH_HEADER = re.compile(r"authorization:\s*(?:bearer|basic|token)\b", re.I)
 _AGENT_OBLIGED = re.compile(
     r"\b(?:assistants?|ai|agents?|bots?|models?)\s+(?:must|should|shall|will|is to|are to|needs? to|"
