@@ -62,12 +62,12 @@ from langchain_prism._namespaces import (
     registry_record_id,
     truncate_namespace,
 )
-from prism_memory._validation import check_depth, check_string
 from prism_memory.errors import QuarantinedError, ValidationError
 from prism_memory.records import MemoryRecord, Scope, Trust
 from prism_memory.retrieval.scoring import check_score_threshold
 from prism_memory.safety import redact_value
 from prism_memory.stores.filters import Condition, RecordFilter, parse_filters
+from prism_memory.validation import check_depth, check_string
 
 from ._scope import check_memory
 

@@ -10,7 +10,8 @@ Design:
   source's (a summary repeats the passport number of the one turn that said it), and a
   deletion means the data is gone. The remaining sources stay, so a later ``consolidate`` or
   extraction derives again from what is left. ``delete``, ``delete_all`` (for a session: what
-  its turns fed into the user's long-term records) and ``delete_by_source`` all follow it;
+  its turns fed into the user's long-term records, unless ``derived=False``: a chat reset
+  that keeps what was learned) and ``delete_by_source`` all follow it;
   forgetting by policy (``forget``: decay, age) does not, because distilled facts are meant
   to outlive the raw turns they came from.
 - The closure is found first and deleted derived-first, source last: a crash in between
@@ -121,9 +122,11 @@ class DeleteAPI:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
+        derived: bool = True,
     ) -> int:
         """Delete every record of the scope (all layers, all pages) and, for a session, what
-        its records fed into the user's long-term records; then purge the engine's files."""
+        its records fed into the user's long-term records (``derived=False``: only the
+        session's own records); then purge the engine's files."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
         wide = scope.widen(session=True)
@@ -131,7 +134,7 @@ class DeleteAPI:
         n = 0
         try:
             with self.engine.scope_lock(scope):
-                if wide != scope:  # records outside the session may be derived from its records
+                if derived and wide != scope:  # records outside the session may derive from it
                     ids = [r.id for r in self.engine.iter_records(scope)]
                     n += self._drop_derived(ids, wide)
                 n += self.engine.store.delete_by_filter(scope)

@@ -485,16 +485,26 @@ class Memory:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
+        derived: bool = True,
     ) -> int:
         """Delete every record of the scope (all layers, all pages), then purge the engine's files.
 
         Only the given scope is touched: ``delete_all(user_id="alice")`` never affects ``bob``.
         For a session (``delete_all(user_id="alice", session_id="s1")``) the user's records
-        derived from the session's records (facts, summaries) are deleted too. A refused call
-        (a full disk) deletes nothing and leaves no purge journal.
+        derived from the session's records (facts, summaries) are deleted too, unless
+        ``derived=False`` (a chat reset that keeps what was learned: those records then name
+        sources that are gone). A refused call (a full disk) deletes nothing and leaves no
+        purge journal.
+
+        >>> m.delete_all(user_id="alice", session_id="s1")  # doctest: +SKIP
+        7
         """
         return self._deletes.delete_all(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            purge=purge,
+            derived=derived,
         )
 
     def delete_by_source(

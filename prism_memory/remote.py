@@ -424,9 +424,11 @@ class RemoteMemory:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        purge: bool = False,
     ) -> _Call[bool]:
-        """Delete one record of the scope; returns whether it existed."""
-        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id)
+        """Delete one record of the scope and what was derived from it; returns whether it
+        existed (``Memory.delete``)."""
+        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
         return _Call(
             "DELETE", f"/v1/memories/{_segment(record_id)}", lambda d: bool(d["deleted"]), params
         )
@@ -438,9 +440,16 @@ class RemoteMemory:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
+        derived: bool = True,
     ) -> _Call[int]:
         """Delete every record of the scope (``Memory.delete_all``)."""
-        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
+        params = _query(
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            purge=purge,
+            derived=derived,
+        )
         return _Call("DELETE", "/v1/memories", lambda d: int(d["deleted"]), params)
 
     def _delete_by_source(
@@ -704,6 +713,11 @@ class RemoteMemory:
         """Write the pending access statistics of past recalls now (admin key)."""
         return _Call("POST", "/v1/flush_access", lambda d: int(d["count"]), json={})
 
+    def _purge(self) -> _Call[None]:
+        """Erase from disk what deletions and replacements left there (``Memory.purge``;
+        admin key: it rewrites the store's files for every tenant)."""
+        return _Call("POST", "/v1/purge", lambda d: None, json={})
+
     def _flush_now(self) -> _Call[None]:
         return _Call("POST", "/v1/flush", lambda d: None, json={})
 
@@ -734,6 +748,7 @@ class RemoteMemory:
     feedback = _sync(_feedback)
     register_intent = _sync(_register_intent)  # type: ignore[arg-type]  # **fields
     flush_access = _sync(_flush_access)
+    purge = _sync(_purge)
 
     aadd = _async(_add)
     aadd_many = _async(_add_many)
@@ -761,6 +776,7 @@ class RemoteMemory:
     afeedback = _async(_feedback)
     aregister_intent = _async(_register_intent)  # type: ignore[arg-type]  # **fields
     aflush_access = _async(_flush_access)
+    apurge = _async(_purge)
 
     # -- export / import: streamed to and from local files ----------------------------------
     def export_jsonl(

@@ -90,6 +90,16 @@ def test_deleting_a_session_deletes_what_it_fed_into_long_term_memory(mem: Memor
     assert [r.text for r in mem.list(user_id=alice)] == ["Alice likes green tea"]
 
 
+def test_a_chat_reset_can_keep_what_was_learned(mem: Memory) -> None:
+    """``derived=False`` (what the chat-history adapters' ``clear()`` uses) deletes the
+    session's own records and keeps the facts learned from them, as those adapters document."""
+    alice = uid()
+    told_passport(mem, alice, "s1")
+    mem.delete_all(user_id=alice, session_id="s1", purge=False, derived=False)
+    kinds = sorted(r.kind.value for r in mem.list(user_id=alice))
+    assert "observation" not in kinds and "fact" in kinds
+
+
 def test_the_langchain_forget_tool_cascades(mem: Memory) -> None:
     from langchain_prism import create_memory_tools
 
