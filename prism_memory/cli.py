@@ -439,6 +439,8 @@ def cmd_delete(args: argparse.Namespace, embedder: Any) -> int:
                     deleted += 1
                 else:
                     missing.append(record_id)
+            if args.purge and deleted:
+                m.purge()  # once for all the ids: the deleted text leaves the disk too
     if args.json:
         _print_json({"deleted": deleted, "missing": missing})
     else:
@@ -819,6 +821,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="*", metavar="ID")
     _add_scope(p)
     p.add_argument("--all", action="store_true", help="delete every memory of the scope")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="with ids: also erase the deleted text from the store's files (--all always does)",
+    )
     _add_json(p)
 
     p = command("export", "write a scope's memories as JSON lines", cmd_export)

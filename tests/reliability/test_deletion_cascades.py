@@ -205,3 +205,14 @@ def test_delete_with_purge_and_purge_take_the_text_off_the_disk(tmp_path: Path) 
         assert files_containing(root, old) == []
         assert m.count(user_id="bob") == 20
     assert files_containing(root, gone) == [] and files_containing(root, old) == []
+
+
+def test_cli_delete_with_purge_erases_the_text(tmp_path: Path) -> None:
+    from prism_memory.cli import main
+
+    root, fake = tmp_path / "s", FakeEmbedder(dim=32)
+    with Memory(path=root, embedder=fake) as m:
+        rid = m.add("CANARYcli7q locker code", user_id="alice").id
+    argv = ["--path", str(root), "delete", rid, "--user", "alice", "--purge", "--json"]
+    assert main(argv, embedder=fake) == 0
+    assert files_containing(root, "CANARYcli7q") == []
