@@ -66,6 +66,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _loads(content: bytes) -> Any:
+    try:
+        import orjson  # the server extra's fast parser; the stdlib's otherwise
+    except ImportError:  # pragma: no cover - depends on the environment
+        return json.loads(content)
+    return orjson.loads(content)
+
+
 def _query(**params: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for k, v in params.items():
@@ -197,7 +205,7 @@ class RemoteMemory:
 
     def _read(self, call: _Call[_R], status: int, content: bytes) -> _R:
         try:
-            data = json.loads(content) if content else None
+            data = _loads(content) if content else None
         except ValueError:
             data = None
         if status >= 400:
