@@ -179,7 +179,8 @@ def create_app(
         timeout=request_timeout,
         large=("/v1/import",),
         max_large_bytes=max_import_bytes,
-        untimed=("/mcp", "/v1/import"),
+        # MCP streams; an export is written whole before its answer starts
+        untimed=("/mcp", "/v1/import", "/v1/export"),
     )
 
 
