@@ -45,6 +45,7 @@ __all__ = [
     "get",
     "history",
     "list",
+    "purge",
     "recall",
     "register_intent",
     "release",
