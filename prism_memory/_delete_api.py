@@ -21,17 +21,23 @@ Design:
   notified so caches of the scope are dropped. The embedded store journals a purge before its
   deletes (``EdgeStore.begin_purge``), so one a crash interrupted is completed when the store
   is opened again.
+- ``delete_all`` counts what it removes per layer and per surface (``results.surface_of``:
+  conversation turns, extracted facts, memory tools, the LangGraph store's items of the
+  user's namespace, task state, ``add``), derived records of other sessions included, and
+  returns a ``DeleteReport`` (an ``int``).
 - Every deletion sends a write event (recall caches of the scope are dropped); ``delete_all``
   sends it with ``reindex=True``, so the buffer index is rebuilt from the store.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 
 from .engine import Engine
 from .errors import ValidationError
-from .records import Scope, Source, is_record_id
+from .records import MemoryRecord, Scope, Source, is_record_id
+from .results import DeleteReport, surface_of
 from .stores import RecordFilter
 
 __all__ = ["DeleteAPI"]
@@ -47,31 +53,37 @@ class DeleteAPI:
         """Ids of the records of ``scope`` derived, directly or down a chain, from ``ids``
         (their ``source_ids`` name one of them); ``ids`` themselves are not included.
 
-        >>> m.delete_api.derived_from([turn.id], Scope(user_id="alice"))  # doctest: +SKIP
+        >>> DeleteAPI(engine).derived_from([turn.id], Scope(user_id="alice"))  # doctest: +SKIP
         ['9984eea4-...', 'c18d300e-...']
         """
+        return [r.id for r in self._derived_records(ids, scope)]
+
+    def _derived_records(self, ids: Collection[str], scope: Scope) -> list[MemoryRecord]:
         seen = set(ids)
-        found: list[str] = []
+        found: list[MemoryRecord] = []
         frontier = sorted(seen)
         for _ in range(_MAX_GENERATIONS):  # derivation chains are short; bounds cycles
             if not frontier:
                 break
-            nxt: set[str] = set()
+            nxt: dict[str, MemoryRecord] = {}
             for start in range(0, len(frontier), 256):
                 flt = RecordFilter.any_of("source_ids", frontier[start : start + 256])
-                nxt.update(r.id for r in self.engine.iter_records(scope, flt))
-            frontier = sorted(nxt - seen)
+                nxt.update((r.id, r) for r in self.engine.iter_records(scope, flt))
+            fresh = [nxt[i] for i in sorted(set(nxt) - seen)]
+            frontier = [r.id for r in fresh]
             seen.update(frontier)
-            found += frontier
+            found += fresh
         return found
+
+    def _delete_ids(self, ids: list[str], scope: Scope) -> int:
+        n = 0
+        for start in range(0, len(ids), 256):
+            n += self.engine.store.delete(ids[start : start + 256], scope)
+        return n
 
     def _drop_derived(self, ids: Collection[str], scope: Scope) -> int:
         """Delete what was derived from ``ids`` in ``scope`` (see the module's rule)."""
-        derived = self.derived_from(ids, scope)
-        n = 0
-        for start in range(0, len(derived), 256):
-            n += self.engine.store.delete(derived[start : start + 256], scope)
-        return n
+        return self._delete_ids(self.derived_from(ids, scope), scope)
 
     def delete(
         self,
@@ -123,31 +135,40 @@ class DeleteAPI:
         session_id: str | None = None,
         purge: bool = True,
         derived: bool = True,
-    ) -> int:
+    ) -> DeleteReport:
         """Delete every record of the scope (all layers, all pages) and, for a session, what
         its records fed into the user's long-term records (``derived=False``: only the
-        session's own records); then purge the engine's files."""
+        session's own records); then purge the engine's files. Reports what went per layer
+        and per surface."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
         wide = scope.widen(session=True)
         journalled = self.engine.begin_purge() if purge else False
+        by_layer: Counter[str] = Counter()
+        by_surface: Counter[str] = Counter()
         n = 0
         try:
             with self.engine.scope_lock(scope):
+                records = list(self.engine.iter_records(scope, page_size=1024))
                 if derived and wide != scope:  # records outside the session may derive from it
-                    ids = [r.id for r in self.engine.iter_records(scope)]
-                    n += self._drop_derived(ids, wide)
+                    own = {r.id for r in records}
+                    others = [r for r in self._derived_records(own, wide) if r.id not in own]
+                    n += self._delete_ids([r.id for r in others], wide)
+                    records += others
                 n += self.engine.store.delete_by_filter(scope)
         except BaseException:
             if journalled and n == 0:  # refused before deleting anything: no purge is owed
                 self.engine.cancel_purge()
             raise
+        for record in records:
+            by_layer[record.layer.value] += 1
+            by_surface[surface_of(record)] += 1
         self.engine.notify_write(scope, reindex=True)
         if wide != scope:
             self.engine.notify_write(wide, reindex=True)
         if purge:
             self.engine.store.purge()
-        return n
+        return DeleteReport(dict(by_layer), dict(by_surface))
 
     def delete_by_source(
         self,

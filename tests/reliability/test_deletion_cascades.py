@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism_memory import FakeEmbedder, Memory, StoreError
+from prism_memory import FakeEmbedder, Memory, Scope, StoreError
 from prism_memory.stores.edge import PURGE_JOURNAL
 
 PASSPORT = "QZ7781234"
@@ -115,7 +115,7 @@ def test_deleting_again_finishes_an_interrupted_cascade(mem: Memory) -> None:
     if the source is gone already, deleting it again still finds and deletes what remains."""
     alice = uid()
     turn, _ = told_passport(mem, alice)
-    mem.store.delete([turn], mem._scope(alice, None, None))  # the source alone, as a crash would
+    mem.record_store.delete([turn], Scope(user_id=alice))  # the source alone, as a crash would
     assert mem.delete(turn, user_id=alice) is False  # it was gone ...
     assert not shows_passport(mem, alice)  # ... and so is everything derived from it now
 

@@ -76,7 +76,7 @@ def test_a_write_never_replaces_another_scopes_record(mem: Memory) -> None:
     record = mem.add("Bob's note", user_id=bob)
     forged = MemoryRecord(id=record.id, text="forged", user_id=uid())
     with pytest.raises(ScopeError, match="another scope"):
-        mem._write_records([forged])
+        mem.record_store.write([forged])
     assert mem.get(record.id, user_id=bob).text == "Bob's note"
 
 
