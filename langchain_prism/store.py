@@ -851,7 +851,7 @@ class PrismStore(BaseStore):
                 )
                 for r in items
             ]
-            store.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS)
+            store.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS, move=True)
             entries = [registry_record_id(self.agent_id, p, ns) for p in _prefixes(ns)]
             store.delete(entries, self._store_scope())
             log.info("PrismStore: %d items of a user namespace moved to its user", len(moved))

@@ -348,6 +348,7 @@ class Engine:
         same_vector_as: Mapping[str, str] | None = None,
         screen: bool = True,
         keep_metadata: Collection[str] = (),
+        move: bool = False,
     ) -> list[MemoryRecord]:
         """Redact, screen, embed and upsert records; notify listeners. Returns what was written.
 
@@ -356,13 +357,15 @@ class Engine:
         already (:meth:`screen`), and are not screened again. PII redaction (when on) runs on
         every record either way; ``keep_metadata`` names top-level metadata keys that are
         addresses, not content (a LangGraph item's namespace and key), and are kept as given.
+        A record whose id names a record of another scope is refused (``ScopeError``), unless
+        ``move=True``: an integration moving its own records to another scope (a migration).
         """
         self.check_open()
         if not records:
             return []
         for record in records:  # nothing is written unless every record can be stored as is
             check_record(record)
-        taken = self.foreign_ids(records)
+        taken = set() if move else self.foreign_ids(records)
         if taken:
             raise ScopeError(
                 f"{len(taken)} record id(s) (e.g. {sorted(taken)[0]}) belong to records of "
