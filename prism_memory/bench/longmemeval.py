@@ -218,6 +218,7 @@ def evaluate_question(
         "dense_answer": {},
         "latency_ms": [],
         "stage_ms": [],
+        "tokens": {},
     }
     for b in budgets:
         t0 = time.perf_counter()
@@ -225,6 +226,7 @@ def evaluate_question(
         row["latency_ms"].append((time.perf_counter() - t0) * 1000)
         row["stage_ms"].append(dict(ctx.trace.timings_ms))
         row["prism"][str(b)] = _recall(ctx.records, q)
+        row["tokens"][str(b)] = ctx.tokens
         row["prism_answer"][str(b)] = answer_recall(ctx.text, q.answer)
     dense = baseline_rankings(m, user_id, q.question)["dense"]
     for b in budgets:
@@ -254,6 +256,11 @@ def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> d
     lat = [x for r in rows for x in r["latency_ms"]]
     out: dict[str, Any] = {
         "overall": means(rows),
+        "mean_context_tokens": {
+            str(b): round(statistics.fmean(r["tokens"][str(b)] for r in rows if "tokens" in r), 1)
+            for b in budgets
+            if any("tokens" in r for r in rows)
+        },
         "per_type": {
             t: means([r for r in rows if r["type"] == t]) for t in sorted({r["type"] for r in rows})
         },
@@ -370,6 +377,14 @@ def markdown(report: dict[str, Any]) -> str:
         + f" at {' / '.join(budgets)} tokens.",
         "",
     ]
+    if report.get("mean_context_tokens"):
+        lines += [
+            "PRISM mean context tokens per question: "
+            + ", ".join(f"@{b}: {v}" for b, v in report["mean_context_tokens"].items())
+            + " (budgets are a ceiling: the relevance floor and the low-information rule leave "
+            "room unspent).",
+            "",
+        ]
     lines += _table("Per question type", report["per_type"], budgets)
     lines += _table("Per evidence length", report["per_evidence_length"], budgets)
     lines += [

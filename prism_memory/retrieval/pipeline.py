@@ -51,7 +51,7 @@ from ..tokens import count_tokens
 from .access import AccessLog
 from .cache import RecallCache, scopes_overlap
 from .construct import Scored, pack, prism_total, score_candidates, select
-from .context import MemoryContext, RecallTrace
+from .context import MemoryContext, RecallTrace, in_thread, thread_signature
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
 from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
@@ -258,6 +258,8 @@ class RecallPipeline:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        thread_session: str | None = None,
+        thread_texts: Sequence[str] = (),
     ) -> MemoryContext:
         """Build a token-budgeted context of the memories that serve ``query``."""
         self.engine.check_open()
@@ -282,6 +284,9 @@ class RecallPipeline:
         cfg = config or self.engine.config.retrieval
         cfg_sig = _config_signature(cfg)
         given_sig = intent.signature() if intent is not None else "-"
+        thread = frozenset(" ".join(t.split()) for t in thread_texts if t and t.strip())
+        if thread_session is not None or thread:
+            given_sig += "|thread:" + thread_signature(thread_session, thread)
         use_cache = cfg.cache_size > 0 and cfg.cache_ttl_s > 0
         cached = (
             self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig)
@@ -331,6 +336,11 @@ class RecallPipeline:
             buffer_session=plan.buffer_session,
             trace=trace,
         )
+        if thread_session is not None or thread:  # the prompt shows these already
+            for x in scored:
+                if in_thread(x.record, thread_session, thread):
+                    x.trace.outcome = "cut:in_thread"
+            scored = [x for x in scored if x.trace.outcome != "cut:in_thread"]
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
         if (cfg.dedup_vectors or spoken) and scored:
             if spoken:
@@ -339,7 +349,7 @@ class RecallPipeline:
                 for x in scored:
                     vec = vectors.get(x.record.id)
                     x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
-        selected = select(scored, cfg, trace)
+        selected = select(scored, cfg, trace, query=query)
         if cfg.expand_neighbors > 0 and cfg.expand_top > 0:
             selected = self._expand(
                 selected,

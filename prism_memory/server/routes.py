@@ -48,6 +48,7 @@ from .models import (
     RecallBody,
     ReleaseBody,
     RememberBody,
+    RememberFactBody,
     ScopeBody,
     SearchBody,
     TaskBody,
@@ -55,7 +56,7 @@ from .models import (
     UpdateBody,
 )
 
-__all__ = ["caller", "memory_of", "router", "scoped"]
+__all__ = ["caller", "memory_of", "router", "scoped", "visible_stats"]
 
 router = APIRouter(prefix="/v1")
 
@@ -83,12 +84,15 @@ def _answers_json(fn: Callable[_P, Any]) -> Callable[_P, Response]:
     return run
 
 
-def memory_of(request: Request) -> Memory:
+# Dependencies are `async def` although they do no I/O: FastAPI runs a plain `def` dependency on
+# a worker thread, and each hop to a thread costs more than the work here (measured: three hops
+# per call on a loaded machine cost more than the recall).
+async def memory_of(request: Request) -> Memory:
     m: Memory = request.app.state.memory
     return m
 
 
-def caller(request: Request) -> Principal:
+async def caller(request: Request) -> Principal:
     """The principal of the request's ``Authorization: Bearer`` key (everyone is admin in
     open mode, which only listens on loopback)."""
     keys = request.app.state.keys
@@ -106,7 +110,7 @@ class ScopeQuery(ScopeBody):
     """The scope as query parameters (``?user_id=alice``)."""
 
 
-def scope_query(
+async def scope_query(
     user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
 ) -> ScopeQuery:
     return ScopeQuery(user_id=user_id, agent_id=agent_id, session_id=session_id)
@@ -120,6 +124,15 @@ def scoped(principal: Principal, body: ScopeBody) -> dict[str, Any]:
     scope = body.scope()
     authorize(principal, **scope)
     return scope
+
+
+def visible_stats(principal: Principal, stats: dict[str, Any]) -> dict[str, Any]:
+    """``Memory.stats`` as a key may see it: where the store lives on the server (a path, a URL)
+    is for admin keys only."""
+    if principal.admin or not isinstance(stats.get("engine"), dict):
+        return stats
+    hidden = ("path", "where", "url", "location")
+    return {**stats, "engine": {k: v for k, v in stats["engine"].items() if k not in hidden}}
 
 
 def _json_filters(filters: str | None) -> dict[str, Any] | None:
@@ -191,7 +204,8 @@ def list_memories(
 @router.delete("/memories", tags=["records"], summary="Memory.delete_all: every memory of a scope")
 @_answers_json
 def delete_all(p: Caller, m: Mem, s: ScopeQ, purge: bool = True) -> dict[str, Any]:
-    return {"deleted": m.delete_all(**scoped(p, s), purge=purge)}
+    report = m.delete_all(**scoped(p, s), purge=purge)
+    return {"deleted": int(report), "by_layer": report.by_layer, "by_surface": report.by_surface}
 
 
 @router.get("/memories/{record_id}", tags=["records"], summary="Memory.get")
@@ -231,10 +245,7 @@ def delete_by_source(body: DeleteBySourceBody, p: Caller, m: Mem) -> dict[str, A
 def stats(p: Caller, m: Mem, s: ScopeQ, all_scopes: bool = False) -> dict[str, Any]:
     if all_scopes:
         require_admin(p, "stats over every tenant (all_scopes)")
-    result: dict[str, Any] = json.loads(
-        json.dumps(m.stats(**scoped(p, s), all_scopes=all_scopes), default=str)
-    )
-    return result
+    return visible_stats(p, m.stats(**scoped(p, s), all_scopes=all_scopes))
 
 
 # -- quarantine -----------------------------------------------------------------------------
@@ -277,6 +288,8 @@ def recall(body: RecallBody, p: Caller, m: Mem) -> dict[str, Any]:
         budget_tokens=body.budget_tokens,
         config=config,
         now=body.now,
+        thread_session=body.thread_session,
+        thread_texts=body.thread_texts,
     )
     return wire.context_to_json(ctx)
 
@@ -300,6 +313,20 @@ def remember(body: RememberBody, p: Caller, m: Mem) -> dict[str, Any]:
     rest = body.rest()
     messages = rest.pop("messages")
     return wire.remember_to_json(m.remember(messages, **scoped(p, body), **rest))
+
+
+@router.post("/remember_fact", tags=["write path"], summary="Memory.remember_fact: a stated fact")
+def remember_fact(body: RememberFactBody, p: Caller, m: Mem) -> dict[str, Any]:
+    return wire.remember_to_json(
+        m.remember_fact(
+            body.text,
+            **scoped(p, body),
+            kind=body.kind,
+            source=body.source,
+            source_ids=body.source_ids,
+            surface=body.surface,
+        )
+    )
 
 
 @router.post("/end_session", tags=["write path"], summary="Memory.end_session")
@@ -458,7 +485,7 @@ async def import_jsonl(
     batch_size: int = 64,
     reembed: bool = False,
 ) -> Response:
-    memory = memory_of(request)
+    memory = await memory_of(request)
     checker = _LineScopes(p)
     fd, path = tempfile.mkstemp(prefix="prism-import-", suffix=".jsonl")
     try:
