@@ -91,3 +91,24 @@ def test_langchain_messages_with_images_and_tool_calls_are_remembered(fake_memor
         '[tool call: lookup {"q": "cat"}]',
         "A tabby.",
     ]
+
+
+def test_llamaindex_blocks_become_references() -> None:
+    from llama_index.core.base.llms.types import ChatMessage, DocumentBlock, ImageBlock, TextBlock
+
+    from llamaindex_prism._convert import message_text
+
+    msg = ChatMessage(
+        role="user",
+        blocks=[
+            TextBlock(text="the floor plan"),
+            ImageBlock(url="https://x.org/plan.png", image_mimetype="image/png"),
+            DocumentBlock(
+                data=b"%PDF-1.4 tiny", title="lease.pdf", document_mimetype="application/pdf"
+            ),
+        ],
+    )
+    lines = message_text(msg).splitlines()
+    assert lines[0] == "the floor plan"
+    assert lines[1] == "[image: https://x.org/plan.png; image/png]"
+    assert lines[2].startswith("[file: sha256:") and "lease.pdf" in lines[2]
