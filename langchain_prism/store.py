@@ -66,7 +66,7 @@ from langchain_prism._namespaces import (
     truncate_namespace,
     user_of_namespace,
 )
-from prism_memory.errors import QuarantinedError, ValidationError
+from prism_memory.errors import ConfigError, QuarantinedError, ValidationError
 from prism_memory.records import MemoryRecord, Scope, Trust
 from prism_memory.retrieval.scoring import check_score_threshold
 from prism_memory.safety import redact_value
@@ -245,6 +245,12 @@ class PrismStore(BaseStore):
         user_namespace: tuple[str, ...] | None = ("memories", USER_PLACEHOLDER),
     ) -> None:
         self.memory = check_memory(memory, "PrismStore")
+        if not hasattr(self.memory, "record_store"):
+            raise ConfigError(
+                f"PrismStore needs an in-process prism_memory.Memory (it keeps whole records "
+                f"through memory.record_store); {type(self.memory).__name__} has none. Open the "
+                "store with Memory(path=...) or Memory(url=...) (a Qdrant server) in this process"
+            )
         #: the namespace template whose items are part of a user's memory (``None``: none)
         self.user_namespace = check_user_namespace(user_namespace)
         #: query searches drop hits whose ``score`` (relevance in [0, 1]) is below this

@@ -176,6 +176,8 @@ def test_discourse_nouns_questions_wishes_and_quotes_state_nothing() -> None:
         "李明杰多大了？",
         "我希望明年能买房。",
         "他说：“我最喜欢吃火锅。”",
+        "我的心情是复杂的。",
+        "我刚看完一本书，写得真不错。",
     ):
         assert facts(text) == [], text
 
