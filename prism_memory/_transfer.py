@@ -7,7 +7,8 @@ Design:
   batched store write (embedding dominated the time: ~100-160 records/s on two cores); another
   model, ``reembed=True``, PII redaction on, or a line without a vector re-embeds the text, so
   an export still moves between engines and embedders.
-- Imports validate every line first (the vector too); a bad line names its number and, unless
+- Imports validate every line first (the vector too, and that its id is no other scope's
+  record: an import never moves a record between tenants); a bad line names its number and, unless
   ``skip_bad=True``, nothing is imported. Writes go in batches (``batch_size``), screened like
   any write, and ``progress`` is called after each batch.
 """
@@ -32,8 +33,9 @@ from ._validation import check_record, check_text
 from .engine import Engine
 from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
 from .records import MemoryRecord, Scope, is_record_id
+from .stores.filters import RecordFilter
 
-__all__ = ["ImportReport", "TransferAPI"]
+__all__ = ["ImportReport", "TransferAPI", "line_scopes"]
 
 
 @dataclass
@@ -140,6 +142,18 @@ class TransferAPI:
             fh = open(path, "rb")
         except OSError as exc:
             raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
+        lines: list[int] = []
+
+        def refuse(lineno: int, reason: str) -> None:
+            msg = f"line {lineno}: {reason}"
+            if not skip_bad:
+                raise ImportDataError(
+                    f"{path}: {msg}. Nothing was imported; fix the line or pass "
+                    "skip_bad=True (--skip-bad) to import the other lines"
+                )
+            report.skipped += 1
+            report.errors.append(msg)
+
         with fh:
             for lineno, line in _lines(fh):
                 try:
@@ -149,18 +163,21 @@ class TransferAPI:
                         continue
                     record, vector = _parse_line(line)
                 except (ValueError, RecursionError, PrismError) as exc:
-                    msg = f"line {lineno}: {_reason(exc)}"
-                    if not skip_bad:
-                        raise ImportDataError(
-                            f"{path}: {msg}. Nothing was imported; fix the line or pass "
-                            "skip_bad=True (--skip-bad) to import the other lines"
-                        ) from None
-                    report.skipped += 1
-                    report.errors.append(msg)
+                    refuse(lineno, _reason(exc))
                     continue
                 records.append(record)
+                lines.append(lineno)
                 if reuse and vector is not None and vector[0] == model and len(vector[1]) == dim:
                     dense[record.id] = vector[1]
+        foreign = self._ids_of_other_scopes(records)
+        if foreign:
+            kept: list[MemoryRecord] = []
+            for lineno, record in zip(lines, records, strict=True):
+                if record.id in foreign:
+                    refuse(lineno, foreign[record.id])
+                else:
+                    kept.append(record)
+            records = kept
         for start in range(0, len(records), batch_size):
             chunk = records[start : start + batch_size]
             self.engine.write_records(
@@ -171,8 +188,44 @@ class TransferAPI:
                 progress(len(chunk))
         return report
 
+    def _ids_of_other_scopes(self, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """``{id: reason}`` of the records whose id is another scope's record, in the store or
+        on an earlier line. An id is one point of a collection every tenant shares: writing it
+        in another scope would replace that scope's record (and move it), so an import never
+        does (an export's ids are derived from their scope and never collide)."""
+        scope_of: dict[str, Scope] = {}
+        for start in range(0, len(records), 256):
+            ids = [r.id for r in records[start : start + 256]]
+            found, _ = self.engine.store.scroll_all(RecordFilter.any_of("id", ids), limit=len(ids))
+            scope_of.update((r.id, r.scope) for r in found)
+        out: dict[str, str] = {}
+        for record in records:
+            held = scope_of.setdefault(record.id, record.scope)
+            if held != record.scope:
+                out[record.id] = (
+                    f"id {record.id} is a record of another scope; an import does not move "
+                    "records between scopes (drop the id to have one derived from the text "
+                    "in this line's scope)"
+                )
+        return out
+
 
 _VECTOR_KEY = "_embedding"
+
+
+def line_scopes(path: str | os.PathLike[str]) -> Iterator[tuple[int, Scope]]:
+    """``(line number, scope)`` of each line of an export that :meth:`TransferAPI.import_jsonl`
+    would write, read exactly as the import reads it (the same line breaks, the same parse);
+    lines the import would refuse are left out. The service checks them against a key."""
+    with open(path, "rb") as fh:
+        for lineno, line in _lines(fh):
+            if isinstance(line, UnicodeDecodeError) or not line.strip():
+                continue
+            try:
+                record, _ = _parse_line(line)
+            except (ValueError, RecursionError, PrismError):
+                continue  # the import reports it with its number
+            yield lineno, record.scope
 
 
 def _lines(fh: BinaryIO) -> Iterator[tuple[int, str | UnicodeDecodeError]]:
