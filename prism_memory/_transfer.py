@@ -7,10 +7,15 @@ Design:
   batched store write (embedding dominated the time: ~100-160 records/s on two cores); another
   model, ``reembed=True``, PII redaction on, or a line without a vector re-embeds the text, so
   an export still moves between engines and embedders.
-- Imports validate every line first (the vector too, and that its id is no other scope's
-  record: an import never moves a record between tenants); a bad line names its number and, unless
+- Imports validate every line first (the vector too); a bad line names its number and, unless
   ``skip_bad=True``, nothing is imported. Writes go in batches (``batch_size``), screened like
   any write, and ``progress`` is called after each batch.
+- A line is a claim, not a fact. Its id may not name a record of another scope (stored, or
+  written by an earlier line): ids are predictable (uuid5 of scope and content), so a line
+  that could replace another tenant's record is refused like any bad line. Its provenance
+  is screened like any outside write: ``"source": "derived"`` (which the engine's own
+  derivations never pass through here) is read as outside content, and ``"trust"`` can only
+  be escalated to ``quarantined``, never asserted as ``trusted``.
 """
 
 from __future__ import annotations
@@ -32,8 +37,7 @@ from pydantic import ValidationError as PydanticValidationError
 from ._validation import check_record, check_text
 from .engine import Engine
 from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
-from .records import MemoryRecord, Scope, is_record_id
-from .stores.filters import RecordFilter
+from .records import MemoryRecord, Scope, Source, Trust, is_record_id
 
 __all__ = ["ImportReport", "TransferAPI", "line_scopes"]
 
@@ -142,7 +146,6 @@ class TransferAPI:
             fh = open(path, "rb")
         except OSError as exc:
             raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
-        lines: list[int] = []
 
         def refuse(lineno: int, reason: str) -> None:
             msg = f"line {lineno}: {reason}"
@@ -150,10 +153,11 @@ class TransferAPI:
                 raise ImportDataError(
                     f"{path}: {msg}. Nothing was imported; fix the line or pass "
                     "skip_bad=True (--skip-bad) to import the other lines"
-                )
+                ) from None
             report.skipped += 1
             report.errors.append(msg)
 
+        parsed: list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]] = []
         with fh:
             for lineno, line in _lines(fh):
                 try:
@@ -165,19 +169,11 @@ class TransferAPI:
                 except (ValueError, RecursionError, PrismError) as exc:
                     refuse(lineno, _reason(exc))
                     continue
-                records.append(record)
-                lines.append(lineno)
-                if reuse and vector is not None and vector[0] == model and len(vector[1]) == dim:
-                    dense[record.id] = vector[1]
-        foreign = self._ids_of_other_scopes(records)
-        if foreign:
-            kept: list[MemoryRecord] = []
-            for lineno, record in zip(lines, records, strict=True):
-                if record.id in foreign:
-                    refuse(lineno, foreign[record.id])
-                else:
-                    kept.append(record)
-            records = kept
+                parsed.append((lineno, record, vector))
+        for _lineno, record, vector in self._own_scope_only(parsed, refuse):
+            records.append(record)
+            if reuse and vector is not None and vector[0] == model and len(vector[1]) == dim:
+                dense[record.id] = vector[1]
         for start in range(0, len(records), batch_size):
             chunk = records[start : start + batch_size]
             self.engine.write_records(
@@ -188,28 +184,36 @@ class TransferAPI:
                 progress(len(chunk))
         return report
 
-    def _ids_of_other_scopes(self, records: Sequence[MemoryRecord]) -> dict[str, str]:
-        """``{id: reason}`` of the records whose id is another scope's record, in the store or
-        on an earlier line. An id is one point of a collection every tenant shares: writing it
-        in another scope would replace that scope's record (and move it), so an import never
-        does (an export's ids are derived from their scope and never collide)."""
-        scope_of: dict[str, Scope] = {}
-        for start in range(0, len(records), 256):
-            ids = [r.id for r in records[start : start + 256]]
-            found, _ = self.engine.store.scroll_all(RecordFilter.any_of("id", ids), limit=len(ids))
-            scope_of.update((r.id, r.scope) for r in found)
-        out: dict[str, str] = {}
-        for record in records:
-            held = scope_of.setdefault(record.id, record.scope)
-            if held != record.scope:
-                out[record.id] = (
-                    f"id {record.id} is a record of another scope; an import does not move "
-                    "records between scopes (drop the id to have one derived from the text "
-                    "in this line's scope)"
-                )
+    def _own_scope_only(
+        self,
+        parsed: list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]],
+        refuse: Callable[[int, str], None],
+    ) -> list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]]:
+        """The parsed lines that write only in their own scope; ``refuse`` the others: a line
+        whose id names a stored record of another scope, or a record of another scope an
+        earlier line of the file wrote. (Ids are predictable, so an id is a claim too.)"""
+        first: dict[str, str] = {}
+        kept: list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]] = []
+        for lineno, record, vector in parsed:
+            key = record.scope.key()
+            if first.setdefault(record.id, key) != key:
+                refuse(lineno, _FOREIGN_ID.format(id=record.id, whose="an earlier line"))
+                continue
+            kept.append((lineno, record, vector))
+        taken = self.engine.foreign_ids([r for _, r, _ in kept])
+        out = []
+        for lineno, record, vector in kept:
+            if record.id in taken:
+                refuse(lineno, _FOREIGN_ID.format(id=record.id, whose="a stored record"))
+                continue
+            out.append((lineno, record, vector))
         return out
 
 
+_FOREIGN_ID = (
+    "id {id} is the id of {whose} of another scope; a line may only write in its own scope "
+    "(drop the id to have one derived from the line's scope and text)"
+)
 _VECTOR_KEY = "_embedding"
 
 
@@ -282,6 +286,11 @@ def _parse_line(line: str) -> tuple[MemoryRecord, tuple[str, list[float]] | None
         )
     record = MemoryRecord.model_validate(data)
     record.scope  # noqa: B018 - raises when the line has no scope
+    prov = record.provenance
+    if prov.trust != Trust.QUARANTINED:  # a claimed trust is re-derived from the source
+        prov.trust = (
+            Trust.TRUSTED if prov.source in (Source.USER, Source.SYSTEM) else Trust.UNTRUSTED
+        )
     check_text(record.text)
     return check_record(record, "the record"), vector
 

@@ -204,8 +204,10 @@ def list_memories(
 
 @router.delete("/memories", tags=["records"], summary="Memory.delete_all: every memory of a scope")
 @_answers_json
-def delete_all(p: Caller, m: Mem, s: ScopeQ, purge: bool = True) -> dict[str, Any]:
-    report = m.delete_all(**scoped(p, s), purge=purge)
+def delete_all(
+    p: Caller, m: Mem, s: ScopeQ, purge: bool = True, derived: bool = True
+) -> dict[str, Any]:
+    report = m.delete_all(**scoped(p, s), purge=purge, derived=derived)
     return {"deleted": int(report), "by_layer": report.by_layer, "by_surface": report.by_surface}
 
 
@@ -223,8 +225,8 @@ def update(record_id: str, body: UpdateBody, p: Caller, m: Mem) -> dict[str, Any
 
 @router.delete("/memories/{record_id}", tags=["records"], summary="Memory.delete")
 @_answers_json
-def delete(record_id: str, p: Caller, m: Mem, s: ScopeQ) -> dict[str, Any]:
-    return {"deleted": m.delete(record_id, **scoped(p, s))}
+def delete(record_id: str, p: Caller, m: Mem, s: ScopeQ, purge: bool = False) -> dict[str, Any]:
+    return {"deleted": m.delete(record_id, **scoped(p, s), purge=purge)}
 
 
 @router.get("/count", tags=["records"], summary="Memory.count")
@@ -393,6 +395,14 @@ def register_intent(body: IntentBody, p: Caller, m: Mem) -> dict[str, Any]:
 def flush_access(p: Caller, m: Mem) -> dict[str, Any]:
     require_admin(p, "flush_access (it writes every tenant's access statistics)")
     return {"count": m.flush_access()}
+
+
+@router.post("/purge", tags=["service"], summary="Memory.purge (admin)")
+@_answers_json
+def purge(p: Caller, m: Mem) -> dict[str, Any]:
+    require_admin(p, "purge (it rewrites the store's files for every tenant)")
+    m.purge()
+    return {}
 
 
 @router.post("/resume_extraction", tags=["service"], summary="Memory.resume_extraction (admin)")
