@@ -45,7 +45,7 @@ def _require_server_extra() -> None:
     try:
         import fastapi  # noqa: F401
         import jinja2  # noqa: F401
-        import multipart  # noqa: F401
+        import python_multipart  # noqa: F401
         import orjson  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
@@ -89,6 +89,39 @@ def _mcp_asgi(memory: Memory, keys: KeyRing | None, host: str) -> tuple[Any, Any
             await endpoint(scope, receive, send)
 
     return Guarded(), manager
+
+
+class _AnswerUnexpected:
+    """Answer an unexpected error with a JSON 500 ``ServiceError`` (logged with its traceback
+    on the server) and keep the connection open for the client's next call."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: MutableMapping[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            from starlette.responses import JSONResponse
+
+            if isinstance(exc, PrismError):  # raised past the handlers (e.g. by a stream)
+                status = status_of(exc)
+            else:
+                status = 500
+                log.exception("unexpected error in %s %s", scope.get("method"), scope.get("path"))
+            if started:  # the answer is half-sent: only closing the connection tells the client
+                raise
+            await JSONResponse(error_to_json(exc), status_code=status)(scope, receive, send)
 
 
 def create_app(
@@ -156,6 +189,12 @@ def create_app(
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if isinstance(exc.__cause__, PrismError):  # e.g. a streamed body over the limit
             return JSONResponse(error_to_json(exc.__cause__), status_code=status_of(exc.__cause__))
+        if exc.status_code == 400:  # a body FastAPI could not parse (e.g. nested too deeply)
+            bad = ValidationError(
+                f"{request.method} {request.url.path}: the body could not be read as JSON "
+                f"({exc.detail}); send one JSON object (nested at most a few hundred levels)"
+            )
+            return JSONResponse(error_to_json(bad), status_code=422)
         name = {404: "NotFoundError", 405: "ValidationError"}.get(exc.status_code, "ServiceError")
         message = f"{request.method} {request.url.path}: {exc.detail}; see /docs for the routes"
         return JSONResponse(
@@ -163,10 +202,10 @@ def create_app(
             status_code=exc.status_code,
         )
 
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error in %s %s", request.method, request.url.path)
-        return JSONResponse(error_to_json(exc), status_code=500)
+    # an unexpected error is answered by a middleware, not `exception_handler(Exception)`:
+    # Starlette re-raises after such a handler, and uvicorn then drops the connection, so a
+    # keep-alive client's next call failed with a reset
+    app.add_middleware(_AnswerUnexpected)
 
     app.include_router(routes.router)
     app.include_router(inspector.router)
