@@ -10,6 +10,8 @@ Design:
 - Errors: a :class:`~prism_memory.errors.PrismError` answers with its class name, message and
   status (:mod:`prism_memory.wire`); a malformed body answers 422 ``ValidationError`` naming
   the field; anything else 500 ``ServiceError`` without a traceback (logged on the server).
+- API docs: ``/openapi.json``, Swagger UI at ``/docs`` and ReDoc at ``/redoc``, whose scripts
+  the app serves itself (``fastapi-offline`` ships them), so they work with no network.
 - Limits (:mod:`.limits`): every body is size-limited; the time to answer is limited on every
   route but MCP's streams and the streamed export / import.
 """
@@ -44,9 +46,10 @@ DEFAULT_TIMEOUT = 60.0
 def _require_server_extra() -> None:
     try:
         import fastapi  # noqa: F401
+        import fastapi_offline  # noqa: F401
         import jinja2  # noqa: F401
-        import python_multipart  # noqa: F401
         import orjson  # noqa: F401
+        import python_multipart  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
         raise ImportError(
@@ -124,6 +127,27 @@ class _AnswerUnexpected:
             await JSONResponse(error_to_json(exc), status_code=status)(scope, receive, send)
 
 
+def _document_keys(app: Any) -> None:
+    """Name the API keys in the OpenAPI schema (a bearer scheme), so the docs' "Authorize"
+    button sends ``Authorization: Bearer <key>`` with "Try it out"."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema: dict[str, Any] = build()
+            schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+            schemes["apiKey"] = {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A key from the server's --api-keys file (open mode: any value).",
+            }
+            schema["security"] = [{"apiKey": []}]
+        result: dict[str, Any] = app.openapi_schema
+        return result
+
+    app.openapi = openapi
+
+
 def create_app(
     memory: Memory,
     *,
@@ -142,9 +166,10 @@ def create_app(
     >>> # uvicorn.run(app, host="127.0.0.1", port=8765)
     """
     _require_server_extra()
-    from fastapi import FastAPI, Request
+    from fastapi import Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
+    from fastapi_offline import FastAPIOffline
     from starlette.exceptions import HTTPException as StarletteHTTPException
     from starlette.routing import Route
 
@@ -162,7 +187,9 @@ def create_app(
             async with mounted[1].run():
                 yield
 
-    app = FastAPI(
+    # a FastAPI app whose /docs (Swagger UI) and /redoc load their scripts from this server
+    # (under /static-offline-docs), not from a CDN: the API docs work offline
+    app = FastAPIOffline(
         title="PRISM memory service",
         version=__version__,
         summary="Long-term memory for LLM agents over HTTP: the prism_memory.Memory API, "
@@ -171,6 +198,7 @@ def create_app(
     )
     app.state.memory = memory
     app.state.keys = keys
+    _document_keys(app)
 
     @app.exception_handler(PrismError)
     async def prism_error(request: Request, exc: PrismError) -> JSONResponse:
