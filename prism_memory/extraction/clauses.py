@@ -306,7 +306,7 @@ def third_person(text: str, who: str | None = None) -> str:
     name = who or "they"
     text = expand_contractions(text)
     out = re.sub(
-        r"\bI\b(?:\s+(?:(?:really|also|just|only|always|usually|never|still|now|often|actually|"
+        r"\bI\b(?:\s+(?:(?:(?!(?:apply|reply|supply|fly|rely|comply|imply|multiply)\b)[a-z]+ly|also|just|only|always|never|still|now|often|"
         r"currently)\s+)*(\w+))?",
         lambda m: _subject_verb(m, name, who),
         text,
@@ -343,6 +343,8 @@ def _is_present_verb(word: str) -> bool:
         return False
     if low.endswith("ed") or low.endswith("ing"):
         return False
+    if low == "like":  # after a subject it is the verb ("I like" -> "Maya likes")
+        return True
     return not (low in DETERMINERS or low in PREPOSITIONS or low in ("not", "never"))
 
 

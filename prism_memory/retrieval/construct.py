@@ -112,8 +112,10 @@ def score_candidates(
     now: datetime,
     buffer_session: str | None,
     trace: RecallTrace,
+    as_of: datetime | None = None,
 ) -> list[Scored]:
-    """Parse and score the fused pool (best first). Records that must not be shown are cut."""
+    """Parse and score the fused pool (best first). Records that must not be shown are cut;
+    ``as_of``: a state valid at that time is shown even if it was superseded since."""
     if not candidates:
         return []
     top = max(c.fused for c in candidates) or 1.0
@@ -126,7 +128,13 @@ def score_candidates(
         if record.provenance.trust == Trust.QUARANTINED:
             ct.outcome = "cut:quarantined"
             continue
-        if record.status != Status.ACTIVE:
+        valid_then = (
+            as_of is not None
+            and record.status == Status.SUPERSEDED
+            and (record.valid_from is None or record.valid_from <= as_of)
+            and (record.valid_to is None or record.valid_to > as_of)
+        )
+        if record.status != Status.ACTIVE and not valid_then:
             ct.outcome = "cut:superseded"
             continue
         if record.valid_to is not None and record.valid_to <= now:

@@ -190,7 +190,7 @@ async def test_default_llamaindex_memory_persists_every_turn_and_recalls_next_se
     await monday.aget()  # again: nothing is stored twice
     await monday.aput(ChatMessage(role="assistant", content="Try hummus with carrots."))
     await block.asave_session(monday)  # the reply after the last get
-    turns = memory.history(user_id=user, session_id=monday.session_id)
+    turns = memory.session_turns(user_id=user, session_id=monday.session_id)
     assert [r.text for r in turns] == [
         "I am allergic to peanuts.",
         "Noted, no peanuts.",

@@ -162,7 +162,7 @@ def test_long_session_keeps_buffer_bounded_and_loses_no_turn(edge: Memory, user:
         buf = edge.buffer(user_id=user, session_id="long")
         assert len(buf) <= cfg.max_turns
         assert sum(count_tokens(r.text) for r in buf) <= cfg.max_tokens
-    history = edge.history(user_id=user, session_id="long")
+    history = edge.session_turns(user_id=user, session_id="long")
     assert [r.metadata["turn_index"] for r in history] == list(range(200))
     assert [r.provenance.source_ids for r in history] == [[f"t{j}"] for j in range(200)]
     assert edge.count(user_id=user, layer="episodic") >= 200 - cfg.max_turns
