@@ -53,6 +53,7 @@ from ..records import (
 from ..results import RecordChange, RememberResult
 from ..stores import PointData, RecordFilter
 from ..stores.filters import Condition
+from ..versions import change_note
 from .slots import SlotMatcher
 
 if TYPE_CHECKING:
@@ -349,7 +350,23 @@ class SemanticWriter:
             )[-MAX_SOURCE_IDS:]
             new.entities = list({e.key: e for e in current.entities + new.entities}.values())
             version = _version(current)
-            if outcome.action == "update":
+            from_store = rid not in pending  # a state another write left (not this batch's)
+            if outcome.action == "update" and from_store and new.text != current.text:
+                # a merge that changes what the record says is a version too (history)
+                old_copy = self._supersede(current, rid, scope, new.valid_from or utcnow(), False)
+                new.metadata["version"] = version + 1
+                new.metadata["change"] = change_note("updated", outcome.reason)
+                new.created_at = current.created_at
+                new.relations = [
+                    *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
+                    Relation(type="supersedes", target_id=old_copy.id),
+                ]
+                new.access_count, new.last_accessed = current.access_count, current.last_accessed
+                new.utility = current.utility
+                new.importance = max(current.importance, new.importance)
+                pending[rid] = new
+                result.updated.append(RecordChange(new, outcome.reason))
+            elif outcome.action == "update":
                 new.metadata["version"] = version
                 new.created_at = current.created_at
                 new.valid_from = current.valid_from
@@ -365,6 +382,12 @@ class SemanticWriter:
                 )
                 _note_changed(changed_turns, current, cand.source_ids)
                 new.metadata["version"] = version + 1
+                new.metadata["change"] = change_note(
+                    "superseded",
+                    f"a change of the same slot, said as {cand.evidence!r}"
+                    if cand.extractor == "slots"
+                    else outcome.reason,
+                )
                 new.relations = [
                     *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
                     Relation(type="supersedes", target_id=old_copy.id),
@@ -485,6 +508,7 @@ class SemanticWriter:
             },
         )
         new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
+        new.metadata.setdefault("change", change_note("superseded", "replaced: " + what))
         _note_changed(changed_turns, old, cand.source_ids)
         result.superseded.append(RecordChange(old, "replaced by a change: " + what))
 
