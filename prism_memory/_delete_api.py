@@ -15,6 +15,7 @@ Design:
 
 from __future__ import annotations
 
+from ._version_api import version_ids
 from .engine import Engine
 from .errors import ValidationError
 from .records import Scope, Source, is_record_id
@@ -37,10 +38,13 @@ class DeleteAPI:
         agent_id: str | None = None,
         session_id: str | None = None,
     ) -> bool:
-        """Delete one record of the scope. Returns whether it existed."""
+        """Delete one record of the scope, with the earlier versions kept for it (a deleted
+        memory leaves no text behind). Returns whether it existed."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
-        n = self.engine.store.delete([str(record_id)], scope)
+        found = self.engine.store.get([str(record_id)], scope)
+        versions = version_ids(found[0]) if found else []
+        n = self.engine.store.delete([str(record_id), *versions], scope)
         self.engine.notify_write(scope)
         return n > 0
 

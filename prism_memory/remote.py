@@ -25,6 +25,7 @@ import builtins
 import functools
 import json
 import os
+import warnings
 import weakref
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -373,8 +374,10 @@ class RemoteMemory:
         metadata: dict[str, Any] | None = None,
         importance: float | None = None,
         kind: Kind | str | None = None,
+        reason: str | None = None,
     ) -> _Call[MemoryRecord]:
-        """Change a record in place (same id); returns the new record (``Memory.update``)."""
+        """Change a record (same id; a new text keeps the old one as a version); returns the
+        new record (``Memory.update``)."""
         body = _body(
             user_id=user_id,
             agent_id=agent_id,
@@ -383,6 +386,7 @@ class RemoteMemory:
             metadata=metadata,
             importance=importance,
             kind=kind,
+            reason=reason,
         )
         return _Call(
             "PATCH", f"/v1/memories/{_segment(record_id)}", wire.record_from_json, json=body
@@ -493,7 +497,7 @@ class RemoteMemory:
         params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id)
         return _Call("GET", "/v1/buffer", _records, params)
 
-    def _history(
+    def _session_turns(
         self,
         *,
         user_id: str | None = None,
@@ -503,7 +507,60 @@ class RemoteMemory:
     ) -> _Call[builtins.list[MemoryRecord]]:
         """Every turn of the session, in order; the last ``limit`` if given."""
         params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
-        return _Call("GET", "/v1/history", _records, params)
+        return _Call("GET", "/v1/session_turns", _records, params)
+
+    def _history(
+        self,
+        memory_id: str | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> _Call[Any]:
+        """Every version of a memory (``Memory.history``); without ``memory_id`` the session's
+        turns (deprecated, as in ``Memory``: use ``session_turns``)."""
+        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
+        if memory_id is None:
+            warnings.warn(
+                "RemoteMemory.history(user_id=..., session_id=...) without a memory id is the "
+                "session transcript and is deprecated: call session_turns(...) for the turns, "
+                "history(memory_id, ...) for a memory's versions",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            return _Call("GET", "/v1/session_turns", _records, params)
+        return _Call(
+            "GET",
+            f"/v1/memories/{_segment(memory_id)}/history",
+            lambda d: [wire.version_from_json(v) for v in d["results"]],
+            params,
+        )
+
+    def _restore(
+        self,
+        memory_id: str,
+        version: int,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        reason: str | None = None,
+    ) -> _Call[MemoryRecord]:
+        """Make an earlier version the memory's current state (``Memory.restore``)."""
+        body = _body(
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            version=version,
+            reason=reason,
+        )
+        return _Call(
+            "POST",
+            f"/v1/memories/{_segment(memory_id)}/restore",
+            wire.record_from_json,
+            json=body,
+        )
 
     def _flush_buffer(
         self,
@@ -633,6 +690,7 @@ class RemoteMemory:
         filters: dict[str, Any] | None = None,
         include_history: bool = False,
         score_threshold: float | None = None,
+        as_of: datetime | None = None,
     ) -> _Call[builtins.list[ScoredRecord]]:
         """Hybrid search (dense + BM25, RRF) within the scope (``Memory.search``)."""
         body = _body(
@@ -644,6 +702,7 @@ class RemoteMemory:
             filters=filters,
             include_history=include_history,
             score_threshold=score_threshold,
+            as_of=as_of,
         )
         return _Call(
             "POST", "/v1/search", lambda d: [wire.hit_from_json(h) for h in d["results"]], json=body
@@ -660,6 +719,7 @@ class RemoteMemory:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        as_of: datetime | None = None,
     ) -> _Call[MemoryContext]:
         """Build a token-budgeted context of the memories that serve ``query`` (``Memory.recall``)."""
         body = _body(
@@ -669,6 +729,7 @@ class RemoteMemory:
             session_id=session_id,
             budget_tokens=budget_tokens,
             now=now,
+            as_of=as_of,
             intent=intent.model_dump(mode="json", exclude_defaults=True)
             if intent is not None
             else None,
@@ -722,6 +783,8 @@ class RemoteMemory:
     remember = _sync(_remember)
     buffer = _sync(_buffer)
     history = _sync(_history)
+    session_turns = _sync(_session_turns)
+    restore = _sync(_restore)
     flush_buffer = _sync(_flush_buffer)
     end_session = _sync(_end_session)
     task = _sync(_task)
@@ -749,6 +812,8 @@ class RemoteMemory:
     aremember = _async(_remember)
     abuffer = _async(_buffer)
     ahistory = _async(_history)
+    asession_turns = _async(_session_turns)
+    arestore = _async(_restore)
     aflush_buffer = _async(_flush_buffer)
     aend_session = _async(_end_session)
     atask = _async(_task)
