@@ -456,6 +456,15 @@ class SlotMatcher:
         mine = [
             c for c in out.candidates if c.evidence.strip() == sentence and turn.id in c.source_ids
         ]
+        when = turn.event_time or turn.created_at
+        # a past event is history, never replaced; a plan (an event still ahead) may be moved
+        hits = [
+            h
+            for h in hits
+            if h.schema_name != "Event" or (h.event_time is not None and h.event_time > when)
+        ]
+        if not hits:
+            return
         hit_ids = [h.id for h in hits]
         structured = [
             c for c in mine if c.schema in VALUE_SCHEMAS and not c.generic and c.schema != "Person"
@@ -463,9 +472,9 @@ class SlotMatcher:
         events = [c for c in mine if c.schema == "Event"]
         value_hits = [h.id for h in hits if h.schema_name in VALUE_SCHEMAS]
         event_hits = [h.id for h in hits if h.schema_name == "Event"]
-        if structured:
+        if structured and value_hits:
             for c in structured:
-                c.replaces = list(dict.fromkeys([*c.replaces, *hit_ids]))
+                c.replaces = list(dict.fromkeys([*c.replaces, *value_hits]))
             return
         if events and not value_hits:
             old = next(h for h in hits if h.schema_name == "Event")
