@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .clauses import lemma, third_person
+from .clauses import is_reply_instruction, lemma, third_person
 from .lexicon import CHANGE_VERBS, RELATIONS, ZH_RELATIONS
 from .sentences import expand_contractions, is_cjk, speech_act
 
@@ -241,6 +241,8 @@ def holder_of(sentence: str, people: Iterable[str] = ()) -> str | None:
     words = _WORD.findall(text)
     if not words or text.startswith("["):
         return None
+    if is_reply_instruction(sentence):  # "From now on respond only in French": the speaker's
+        return "self"
     first = words[0].lower()
     names = {p.lower() for p in people}
     lowered = [w.lower() for w in words]

@@ -101,7 +101,7 @@ from .lexicon import (
 from .patterns import _BUDGET, _CURRENCY, _MONEY, _NOT_NAMES
 from .sentences import drop_quotes, expand_contractions, is_cjk, speech_act, split_clauses
 
-__all__ = ["EnglishExtractor", "lemma", "third_person", "third_singular"]
+__all__ = ["EnglishExtractor", "is_reply_instruction", "lemma", "third_person", "third_singular"]
 
 _TOKEN = re.compile(r"[$€£¥]?[\w\u00C0-\u024F][\w\u00C0-\u024F'\-.&%]*|[^\w\s]")
 _OBJ_TAIL = re.compile(
@@ -116,6 +116,27 @@ _NEEDS = re.compile(
     r"^\s*(?:please\s+)?(?:book|get|reserve|find)\s+me\s+(?:an?\s+|some\s+)?(?P<obj2>[^,;]{2,60})$",
     re.I,
 )
+# a standing instruction on how the assistant communicates ("Please reply to me in Spanish",
+# "From now on respond only in French"): an imperative of a verb of communicating
+_REPLY_STYLE = re.compile(
+    r"^\s*(?:(?:please|kindly|from\s+now\s+on|going\s+forward|in\s+future|always|only)"
+    r"\s*,?\s+)*(?P<verb>reply|respond|answer|write|talk|speak|explain|address)\s+"
+    r"(?:(?:back\s+)?to\s+(?:me|us)\s+)?(?P<rest>(?:only\s+|always\s+)?(?:in|with|using|as)\s+"
+    r"[^.?!;]{2,60}?)\s*(?:,?\s*please)?\s*$",
+    re.I,
+)
+
+
+def is_reply_instruction(text: str) -> bool:
+    """Whether ``text`` tells the assistant how to reply ("From now on respond only in
+    French"): an instruction of the speaker, about the speaker's own preference.
+
+    >>> is_reply_instruction("Please reply to me in Spanish"), is_reply_instruction("I reply fast")
+    (True, False)
+    """
+    return _REPLY_STYLE.match(text.strip().rstrip(".!")) is not None
+
+
 _CALL_ME = re.compile(
     r"\b(?i:(?:please\s+)?call\s+me|I\s+go\s+by|my\s+(?:nick)?name\s+is|I\s+am\s+called|"
     r"everyone\s+calls\s+me|friends\s+call\s+me|you\s+can\s+call\s+me)\s+"
@@ -1548,6 +1569,17 @@ class EnglishExtractor:
     def _requests(self, clause: str) -> list[FactCandidate]:
         out = []
         holder = self.who or "user"
+        m = _REPLY_STYLE.match(clause)
+        if m:
+            fields: dict[str, Any] = {
+                "subject": "replies " + " ".join(m.group("rest").split()),
+                "polarity": "like",
+                "category": "how to reply",
+                "reasons": [],
+            }
+            if holder != "user":
+                fields["holder"] = holder
+            out.append(FactCandidate("Preference", fields, 0.8, 0.7))
         m = _CALL_ME.search(clause)
         if m:
             out.append(_fact(holder, "preferred name", m.group("name"), 0.85, 0.7))
@@ -1563,7 +1595,7 @@ class EnglishExtractor:
                     re.I,
                 )
             ):
-                fields: dict[str, Any] = {"subject": obj, "polarity": "need", "reasons": []}
+                fields = {"subject": obj, "polarity": "need", "reasons": []}
                 if holder != "user":
                     fields["holder"] = holder
                 out.append(FactCandidate("Preference", fields, 0.7, 0.7))

@@ -101,6 +101,13 @@ async def test_async_twins_and_the_deprecated_transcript(memory: Memory) -> None
     ]
 
 
+def test_a_new_reply_language_replaces_the_old_one(memory: Memory) -> None:
+    _say(memory, "r", "Please reply to me in Spanish.", MAR, "s1")
+    _say(memory, "r", "From now on respond only in French.", APR, "s2")
+    prefs = [r.text for r in memory.list(user_id="r", kind="preference")]
+    assert len(prefs) == 1 and "French" in prefs[0]
+
+
 def test_conflicting_preferences_are_marked_newer_first(memory: Memory) -> None:
     _say(memory, "x", "I prefer replies in German.", MAR, "s1")
     _say(memory, "x", "I like answers in French.", APR, "s2")

@@ -27,6 +27,7 @@ from prism_memory.versions import build_history
         ("Down to 76 kg after the summer!", "self"),
         ("They moved me to day shifts this month.", "self"),
         ("Standup got moved to 10:15.", "thing"),
+        ("From now on respond only in French.", "self"),
         ("最近我改喝茶了。", "self"),
     ],
 )
