@@ -126,6 +126,11 @@ _REPLY_STYLE = re.compile(
     re.I,
 )
 
+_STANDING = re.compile(
+    r"\b(?:please|kindly|from\s+now\s+on|going\s+forward|in\s+future|always|only)\b", re.I
+)
+_WH = re.compile(r"\b(?:how|what|why|which|who|whether|if|when|where)\b", re.I)
+
 
 def is_reply_instruction(text: str) -> bool:
     """Whether ``text`` tells the assistant how to reply ("From now on respond only in
@@ -134,7 +139,12 @@ def is_reply_instruction(text: str) -> bool:
     >>> is_reply_instruction("Please reply to me in Spanish"), is_reply_instruction("I reply fast")
     (True, False)
     """
-    return _REPLY_STYLE.match(text.strip().rstrip(".!")) is not None
+    m = _REPLY_STYLE.match(text.strip().rstrip(".!"))
+    return (
+        m is not None
+        and _STANDING.search(text) is not None  # a standing instruction, not a one-off task
+        and _WH.search(m.group("rest")) is None  # "explain in detail how X works" is a task
+    )
 
 
 _CALL_ME = re.compile(
@@ -1570,7 +1580,7 @@ class EnglishExtractor:
         out = []
         holder = self.who or "user"
         m = _REPLY_STYLE.match(clause)
-        if m:
+        if m and is_reply_instruction(clause):
             fields: dict[str, Any] = {
                 "subject": "replies " + " ".join(m.group("rest").split()),
                 "polarity": "like",
