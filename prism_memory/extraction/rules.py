@@ -160,8 +160,9 @@ def extract(
     if _SMALL_TALK.match(text):
         return []
     owner = speaker if speaker and speaker.lower() not in _SPEAKER_ROLES else None
+    people = tuple(people)
     english = EnglishExtractor(event_time, owner, people)
-    chinese = ChineseExtractor(event_time, owner)
+    chinese = ChineseExtractor(event_time, owner, people)
     out: list[FactCandidate] = []
     for sentence in split_sentences(text):
         found = chinese.sentence(sentence) if is_cjk(sentence) else english.sentence(sentence)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from ..errors import AuthenticationError, PrismError, ValidationError
@@ -44,6 +44,7 @@ def _require_server_extra() -> None:
         import fastapi  # noqa: F401
         import jinja2  # noqa: F401
         import multipart  # noqa: F401
+        import orjson  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
         raise ImportError(
@@ -151,6 +152,8 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, PrismError):  # e.g. a streamed body over the limit
+            return JSONResponse(error_to_json(exc.__cause__), status_code=status_of(exc.__cause__))
         name = {404: "NotFoundError", 405: "ValidationError"}.get(exc.status_code, "ServiceError")
         message = f"{request.method} {request.url.path}: {exc.detail}; see /docs for the routes"
         return JSONResponse(
@@ -170,7 +173,7 @@ def create_app(
             Route("/mcp", endpoint=mounted[0], methods=["GET", "POST", "DELETE"])
         )
 
-    limited: Callable[..., Awaitable[None]] = LimitsMiddleware(
+    return LimitsMiddleware(
         app,
         max_body_bytes=max_body_bytes,
         timeout=request_timeout,
@@ -178,8 +181,6 @@ def create_app(
         max_large_bytes=max_import_bytes,
         untimed=("/mcp", "/v1/import"),
     )
-    limited.fastapi = app  # type: ignore[attr-defined]  # tests and embedders reach the app
-    return limited
 
 
 def serve(

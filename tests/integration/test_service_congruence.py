@@ -235,4 +235,4 @@ def test_a_tenant_key_raises_permission_denied_outside_its_scope(prism_service: 
             alice.search("anything")
         with pytest.raises(ValidationError):
             alice.add("", user_id="alice")
-        assert alice.delete_all(user_id="alice") >= 1
+        assert alice.delete_all(user_id="alice", purge=False) >= 1
