@@ -54,7 +54,8 @@ from ..results import RecordChange, RememberResult
 from ..stores import PointData, RecordFilter
 from ..stores.filters import Condition
 from ..versions import change_note
-from .slots import SlotMatcher
+from .aging import link_conflicts, mark_changed_sources
+from .slots import SlotMatcher, holder_of_record
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -104,16 +105,6 @@ def _redact_candidates(candidates: Sequence[FactCandidate]) -> None:
         c.fields = redact_value(c.fields)
         c.entities = [Entity(type=e.type, name=redact(e.name)) for e in c.entities]
         c.evidence = redact(c.evidence)
-
-
-def _holder(record: MemoryRecord) -> str:
-    """Whose record it is (the user is ``"user"``, whatever the speaker's name)."""
-    f = record.fields
-    if record.schema_name == "Event":
-        return str(f.get("actor") or "user").lower()
-    if record.schema_name == "Preference":
-        return str(f.get("holder") or "user").lower()
-    return str(f.get("subject") or "user").lower()
 
 
 def _label(record: MemoryRecord) -> str:
@@ -406,74 +397,10 @@ class SemanticWriter:
             self._retire(retiring, pending, scope, result, changed_turns)
         for c, _, _, _, rid in keyed:
             if c.conflicts and rid in pending:
-                self._link_conflicts(pending[rid], c.conflicts, scope)
+                link_conflicts(self.engine, pending[rid], c.conflicts, scope)
         if changed_turns:
-            self._mark_changed(changed_turns, scope)
+            mark_changed_sources(self.engine, changed_turns, scope)
         return list(pending.values())
-
-    def _link_conflicts(self, new: MemoryRecord, ids: Sequence[str], scope: Scope) -> None:
-        """Link ``new`` and the current records it contradicts (``conflicts``, both ways)."""
-        try:
-            olds = self.engine.store.get([i for i in ids if i != new.id], scope)
-        except PrismError as exc:
-            log.info("conflicting records not read: %s", exc)
-            return
-        for old in olds:
-            if old.status != Status.ACTIVE or old.valid_to is not None:
-                continue
-            link = Relation(type="conflicts", target_id=new.id)
-            if link not in old.relations:
-                relations = [*old.relations, link]
-                self.engine.store.set_payload(
-                    [old.id], scope, {"relations": [r.model_dump(mode="json") for r in relations]}
-                )
-            new.relations = [*new.relations, Relation(type="conflicts", target_id=old.id)]
-
-    def _mark_changed(self, changed: dict[str, set[str]], scope: Scope) -> None:
-        """Note on the source turns of superseded records what they said that later changed
-        (``metadata["changed_later"]``): a context shows such a turn with that note, so the
-        old value reads as history, not as what holds now."""
-        turns = self.engine.store.get(list(changed), scope)
-        said: dict[str, MemoryRecord] = {}
-        for turn in turns:
-            if turn.kind != Kind.OBSERVATION:
-                continue
-            said[turn.id] = turn
-            labels = sorted(set(turn.metadata.get("changed_later") or []) | changed[turn.id])
-            metadata = {**turn.metadata, "changed_later": labels}
-            self.engine.store.set_payload([turn.id], scope, {"metadata": metadata})
-        if said:
-            self._mark_summaries(said, changed, scope)
-
-    def _mark_summaries(
-        self, turns: dict[str, MemoryRecord], changed: dict[str, set[str]], scope: Scope
-    ) -> None:
-        """Session digests made from those turns mark the sentences that state a value which
-        changed since (``lifecycle.consolidate.mark_changed``): a summary never presents an
-        old value as current. Text only: the digest keeps its vectors."""
-        from ..lifecycle.consolidate import mark_changed
-
-        flt = RecordFilter(
-            must=[
-                Condition("kind", "eq", Kind.SUMMARY.value),
-                Condition("status", "eq", Status.ACTIVE.value),
-                Condition("source_ids", "any", list(turns)),
-            ]
-        )
-        try:
-            summaries = list(self.engine.iter_records(scope, flt))
-        except PrismError as exc:
-            log.info("summaries to mark not read: %s", exc)
-            return
-        for summary in summaries:
-            text = summary.text
-            for tid in summary.provenance.source_ids:
-                if tid in turns:
-                    text = mark_changed(text, turns[tid].text, changed[tid])
-            if text != summary.text:
-                self.engine.store.set_payload(
-                    [summary.id], summary.scope, {"text": text, "updated_at": utcnow().isoformat()}
-                )
 
     def _retire(
         self,
@@ -507,7 +434,7 @@ class SemanticWriter:
             return
         for cand, rid in retiring:
             new = pending[rid]
-            holder = _holder(new)
+            holder = holder_of_record(new)
             words = [w.lower() for w in cand.retire if w]
             turn_ids = set(cand.source_ids)
             for old in current:
@@ -516,7 +443,7 @@ class SemanticWriter:
                 if old.id in cand.replaces:  # the same slot, matched by meaning
                     self._close(old, new, scope, cand, result, changed_turns, "a new value")
                     continue
-                if _holder(old) != holder:
+                if holder_of_record(old) != holder:
                     continue
                 if turn_ids & set(old.provenance.source_ids):
                     continue  # said in the same turn

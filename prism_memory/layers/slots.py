@@ -50,7 +50,7 @@ from ..stores.filters import Condition
 if TYPE_CHECKING:
     from ..engine import Engine
 
-__all__ = ["SlotChanges", "SlotMatcher", "embedder_floor", "noise_floor"]
+__all__ = ["SlotChanges", "SlotMatcher", "embedder_floor", "holder_of_record", "noise_floor"]
 
 log = logging.getLogger("prism_memory")
 
@@ -149,7 +149,8 @@ class SlotChanges:
     turn_vectors: dict[str, list[float]] = field(default_factory=dict)
 
 
-def _holder_of(record: MemoryRecord) -> str:
+def holder_of_record(record: MemoryRecord) -> str:
+    """Whose record it is (the user is ``"user"``, whatever the speaker's name)."""
     f = record.fields
     if record.schema_name == "Event":
         return str(f.get("actor") or "user").lower()
@@ -349,7 +350,7 @@ class SlotMatcher:
                     record.valid_to is None
                     and turn.id not in record.provenance.source_ids
                     and record.schema_name in ("Fact", "Preference", "Event")
-                    and _holder_of(record) in holders
+                    and holder_of_record(record) in holders
                 ):
                     out.append(record)
                 if len(out) >= limit:
@@ -407,7 +408,7 @@ class SlotMatcher:
                 continue
             if record.schema_name not in ("Fact", "Preference", "Event"):
                 continue
-            if _holder_of(record) not in holders:
+            if holder_of_record(record) not in holders:
                 continue
             scored.append((hit.score, record))
         scored = [(s, r) for s, r in scored if s >= floor]
