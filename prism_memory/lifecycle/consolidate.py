@@ -404,6 +404,16 @@ def consolidate_turns(
                 dense[summary.id] = dense_vec
     stamp = utcnow()
     with engine.scope_lock(scope):
+        # what the turns said that changed since they were selected (a change written while
+        # this ran): under the lock, so a digest is marked whichever came first
+        turn_ids = [t.id for turns in by_session.values() for t in turns]
+        for turn in engine.store.get(turn_ids, scope) if summaries else []:
+            labels = turn.metadata.get("changed_later")
+            if not labels or not isinstance(labels, list):
+                continue
+            for summary in summaries:
+                if turn.id in summary.provenance.source_ids:
+                    summary.text = mark_changed(summary.text, turn.text, [str(x) for x in labels])
         written = engine.write_records(summaries + reflections, dense=dense, screen=False)
         ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():
