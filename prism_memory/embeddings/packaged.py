@@ -73,10 +73,10 @@ class PackagedMiniLM:
 
     Setup:
         >>> from prism_memory.embeddings.fastembed import _offline_paths
-        >>> runner = PackagedMiniLM(*_offline_paths())   # loads the tokenizer and the graph
+        >>> runner = shared_runner(*_offline_paths(), threads=None)  # the process's one session
 
     Use:
-        >>> ids = runner.tokenize(["window seat", "budget is 500"])
+        >>> ids = [ids for ids, _cut in runner.tokenize(["window seat", "budget is 500"])]
         >>> vecs = runner.embed_ids(ids)
         >>> len(vecs[0])
         384

@@ -4,12 +4,14 @@ Design:
 - :func:`create_app` composes the parts over one ``Memory`` it is given (and does not own):
   ``routes.router`` (``/v1``), ``inspector.router`` (``/``) and, when the ``mcp`` extra is
   installed, the MCP SDK's streamable-HTTP endpoint (``/mcp``) behind the same API keys.
-  :func:`serve` opens the ``Memory``, checks the bind address against the keys, runs uvicorn
-  and closes the store (flushed) on shutdown.
+  :func:`serve` checks the bind address against the keys, loads the model and the store's
+  indexes (so ``/v1/health`` answering means ready) and runs uvicorn; ``prism serve`` opens
+  the ``Memory`` before and closes it (flushed) after.
 - Errors: a :class:`~prism_memory.errors.PrismError` answers with its class name, message and
   status (:mod:`prism_memory.wire`); a malformed body answers 422 ``ValidationError`` naming
   the field; anything else 500 ``ServiceError`` without a traceback (logged on the server).
-- Limits: body size and time to answer (:mod:`.limits`) wrap everything but MCP's own stream.
+- Limits (:mod:`.limits`): every body is size-limited; the time to answer is limited on every
+  route but MCP's streams and the streamed export / import.
 """
 
 from __future__ import annotations
@@ -179,7 +181,8 @@ def create_app(
         timeout=request_timeout,
         large=("/v1/import",),
         max_large_bytes=max_import_bytes,
-        untimed=("/mcp", "/v1/import"),
+        # MCP streams; an export is written whole before its answer starts
+        untimed=("/mcp", "/v1/import", "/v1/export"),
     )
 
 

@@ -112,6 +112,20 @@ class RecallBody(ScopeBody):
     )
     now: datetime | None = None
     as_of: datetime | None = Field(default=None, description="Answer from what was valid then.")
+    thread_session: str | None = Field(
+        default=None, description="A session whose turns the prompt already shows."
+    )
+    thread_texts: list[str] = Field(
+        default_factory=list, description="Messages the prompt already shows."
+    )
+
+
+class RememberFactBody(ScopeBody):
+    text: str
+    kind: str = "fact"
+    source: str = "assistant"
+    source_ids: list[str] = Field(default_factory=list)
+    surface: str | None = None
 
 
 class RememberBody(ScopeBody):

@@ -48,6 +48,7 @@ from .models import (
     RecallBody,
     ReleaseBody,
     RememberBody,
+    RememberFactBody,
     RestoreBody,
     ScopeBody,
     SearchBody,
@@ -204,7 +205,8 @@ def list_memories(
 @router.delete("/memories", tags=["records"], summary="Memory.delete_all: every memory of a scope")
 @_answers_json
 def delete_all(p: Caller, m: Mem, s: ScopeQ, purge: bool = True) -> dict[str, Any]:
-    return {"deleted": m.delete_all(**scoped(p, s), purge=purge)}
+    report = m.delete_all(**scoped(p, s), purge=purge)
+    return {"deleted": int(report), "by_layer": report.by_layer, "by_surface": report.by_surface}
 
 
 @router.get("/memories/{record_id}", tags=["records"], summary="Memory.get")
@@ -288,6 +290,8 @@ def recall(body: RecallBody, p: Caller, m: Mem) -> dict[str, Any]:
         config=config,
         now=body.now,
         as_of=body.as_of,
+        thread_session=body.thread_session,
+        thread_texts=body.thread_texts,
     )
     return wire.context_to_json(ctx)
 
@@ -311,6 +315,20 @@ def remember(body: RememberBody, p: Caller, m: Mem) -> dict[str, Any]:
     rest = body.rest()
     messages = rest.pop("messages")
     return wire.remember_to_json(m.remember(messages, **scoped(p, body), **rest))
+
+
+@router.post("/remember_fact", tags=["write path"], summary="Memory.remember_fact: a stated fact")
+def remember_fact(body: RememberFactBody, p: Caller, m: Mem) -> dict[str, Any]:
+    return wire.remember_to_json(
+        m.remember_fact(
+            body.text,
+            **scoped(p, body),
+            kind=body.kind,
+            source=body.source,
+            source_ids=body.source_ids,
+            surface=body.surface,
+        )
+    )
 
 
 @router.post("/end_session", tags=["write path"], summary="Memory.end_session")

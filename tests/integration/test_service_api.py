@@ -250,3 +250,26 @@ def test_the_server_refuses_to_listen_beyond_loopback_without_keys(tmp_path: Any
     assert r.returncode == 2
     assert "without API keys" in r.stderr and "--api-keys" in r.stderr
     assert not (tmp_path / "s").exists(), "nothing was opened or created"
+
+
+def test_every_inspector_page_and_form_refuses_a_foreign_scope(prism_service: Any) -> None:
+    from prism_memory.server.inspector import COOKIE
+    from prism_memory.server.inspector import router as pages
+
+    checked = 0
+    with httpx.Client(base_url=prism_service.url, cookies={COOKIE: ALICE}, timeout=30) as c:
+        for route in pages.routes:
+            path: str = route.path  # type: ignore[attr-defined]
+            if path in ("/", "/login", "/logout"):
+                continue
+            url = path.replace("{record_id}", str(uuid.uuid4()))
+            for method in route.methods:  # type: ignore[attr-defined]
+                r = c.request(method, url, params={"user_id": "bob", "q": "x"})
+                assert r.status_code == 403, (method, path, r.status_code)
+                assert "may not use user_id &#39;bob&#39;" in r.text
+                checked += 1
+        # and without the cookie every page sends the visitor to the login form
+        c.cookies.clear()
+        r = c.get("/memories", params={"user_id": "alice"})
+        assert r.status_code == 303 and r.headers["location"] == "/login"
+    assert checked >= 8

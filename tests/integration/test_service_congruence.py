@@ -41,6 +41,8 @@ NOT_MIRRORED = {
     "intents",
     "visible_filter",
     "iter_records",
+    # whole-record access for integrations in the same process (PrismStore)
+    "record_store",
 }
 
 
