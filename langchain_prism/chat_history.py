@@ -105,7 +105,7 @@ class PrismChatMessageHistory(BaseChatMessageHistory):
         """Delete this session's turns (long-term facts learned from them stay)."""
         if self.end_session_on_clear:
             self.end_session()
-        self.memory.delete_all(**self.scope, purge=False)
+        self.memory.delete_all(**self.scope, purge=False, derived=False)
 
     async def aclear(self) -> None:
         await asyncio.to_thread(self.clear)

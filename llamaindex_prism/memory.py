@@ -244,4 +244,4 @@ class PrismMemory(BaseMemory):
             self.memory.delete(record_id, **wide)
         # purge=False: rebuilding the embedded store's files takes seconds, too slow for a chat
         # reset; the records are gone from every read either way (memory.store.purge() scrubs)
-        self.memory.delete_all(**scope, purge=False)
+        self.memory.delete_all(**scope, purge=False, derived=False)

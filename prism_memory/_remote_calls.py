@@ -46,6 +46,7 @@ __all__ = [
     "get",
     "history",
     "list",
+    "purge",
     "recall",
     "register_intent",
     "release",
@@ -314,9 +315,11 @@ def delete(
     user_id: str | None = None,
     agent_id: str | None = None,
     session_id: str | None = None,
+    purge: bool = False,
 ) -> Call[bool]:
-    """Delete one record of the scope; returns whether it existed."""
-    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id)
+    """Delete one record of the scope and what was derived from it; returns whether it
+    existed (``Memory.delete``)."""
+    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
     return Call(
         "DELETE", f"/v1/memories/{_segment(record_id)}", lambda d: bool(d["deleted"]), params
     )
@@ -328,10 +331,13 @@ def delete_all(
     agent_id: str | None = None,
     session_id: str | None = None,
     purge: bool = True,
+    derived: bool = True,
 ) -> Call[DeleteReport]:
     """Delete every record of the scope (``Memory.delete_all``), with what went per layer and
     surface."""
-    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
+    params = _query(
+        user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge, derived=derived
+    )
 
     def read(d: Any) -> DeleteReport:
         by_layer = d.get("by_layer") or {"unknown": int(d["deleted"])}
@@ -677,6 +683,12 @@ def register_intent(name: str, **fields: Any) -> Call[None]:
 def flush_access() -> Call[int]:
     """Write the pending access statistics of past recalls now (admin key)."""
     return Call("POST", "/v1/flush_access", lambda d: int(d["count"]), json={})
+
+
+def purge() -> Call[None]:
+    """Erase from disk what deletions and replacements left there (``Memory.purge``; admin
+    key: it rewrites the store's files for every tenant)."""
+    return Call("POST", "/v1/purge", lambda d: None, json={})
 
 
 def flush() -> Call[None]:

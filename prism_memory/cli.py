@@ -34,6 +34,7 @@ from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO, TypedDict
 
+from ._validation import MAX_JSON_DEPTH
 from .errors import PrismError, ValidationError
 
 if TYPE_CHECKING:
@@ -133,6 +134,11 @@ def _parse_json_object(value: str, what: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ValidationError(
             f"{what} is not valid JSON ({exc.msg}); pass e.g. '{{\"k\": 1}}'"
+        ) from None
+    except RecursionError:
+        raise ValidationError(
+            f"{what} is nested too deeply to read (at most {MAX_JSON_DEPTH} levels); flatten "
+            "it, e.g. store the deep part as a JSON string"
         ) from None
     if not isinstance(data, dict):
         raise ValidationError(f"{what} must be a JSON object, e.g. '{{\"k\": 1}}'")
@@ -481,6 +487,8 @@ def cmd_delete(args: argparse.Namespace, embedder: Any) -> int:
                     deleted += 1
                 else:
                     missing.append(record_id)
+            if args.purge and deleted:
+                m.purge()  # once for all the ids: the deleted text leaves the disk too
     if args.json:
         _print_json({"deleted": deleted, "missing": missing, **report})
     else:
@@ -882,6 +890,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="*", metavar="ID")
     _add_scope(p)
     p.add_argument("--all", action="store_true", help="delete every memory of the scope")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="with ids: also erase the deleted text from the store's files (--all always does)",
+    )
     _add_json(p)
 
     p = command("export", "write a scope's memories as JSON lines", cmd_export)

@@ -540,11 +540,40 @@ class Memory:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        purge: bool = False,
     ) -> bool:
-        """Delete one record of the scope. Returns whether it existed."""
+        """Delete one record of the scope and every record derived from it. Returns whether
+        it existed. The text leaves the store's files with ``purge=True`` (or at the next
+        :meth:`purge` / ``delete_all``); without it, it is gone from every read at once but
+        stays in the engine's log and pages until then.
+
+        Derived records (their ``provenance.source_ids`` name the deleted record: the fact
+        extracted from a turn, a summary of it, what was derived from those) are deleted
+        too, across the scope's sessions, even when they have other sources: deleting a
+        turn removes what it said from every memory built on it (docs/deletion.md).
+
+        >>> m.delete(turn_id, user_id="alice")  # doctest: +SKIP
+        True
+        """
         return self._deletes.delete(
-            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id
+            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
         )
+
+    def purge(self) -> None:
+        """Erase from disk what deletions and replacements left there.
+
+        ``delete(id)``, ``update(id, text=...)``, ``delete_by_source(...)`` (all without
+        ``purge=True``) and the LangGraph store's deletes hide data from every read at once,
+        but the embedded engine keeps the old bytes in its write-ahead log and segment pages
+        until they rotate. ``purge()`` rebuilds the store's files so no deleted or replaced
+        text remains (cost linear in the store size; journalled, so a crash is finished on
+        the next open). ``delete_all`` purges by default. On a Qdrant server its optimizer
+        vacuums on its own schedule.
+
+        >>> m.update(record_id, text="new text", user_id="alice")  # doctest: +SKIP
+        >>> m.purge()  # the old text is gone from the files too  # doctest: +SKIP
+        """
+        self._deletes.purge()
 
     def delete_all(
         self,
@@ -553,6 +582,7 @@ class Memory:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
+        derived: bool = True,
     ) -> DeleteReport:
         """Delete every record of the scope (all layers, all pages), then purge the engine's files.
 
@@ -562,12 +592,22 @@ class Memory:
         (``("memories", user_id)`` by default). The result is the number of records removed
         (an ``int``) with ``.by_layer`` and ``.by_surface`` counts.
 
+        For a session (``delete_all(user_id="alice", session_id="s1")``) the user's records
+        derived from the session's records (facts, summaries) are deleted too, unless
+        ``derived=False`` (a chat reset that keeps what was learned: those records then name
+        sources that are gone). A refused call (a full disk) deletes nothing and leaves no
+        purge journal.
+
         >>> report = m.delete_all(user_id="alice")  # doctest: +SKIP
         >>> int(report), report.by_surface  # doctest: +SKIP
         (5, {'conversation': 3, 'langgraph_store': 1, 'memory_tools': 1})
         """
         return self._deletes.delete_all(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            purge=purge,
+            derived=derived,
         )
 
     def delete_by_source(
@@ -1058,6 +1098,7 @@ class Memory:
     adelete = _async_twin(delete)
     adelete_all = _async_twin(delete_all)
     adelete_by_source = _async_twin(delete_by_source)
+    apurge = _async_twin(purge)
     aexport_jsonl = _async_twin(export_jsonl)
     aimport_jsonl = _async_twin(import_jsonl)
     aremember = _async_twin(remember)

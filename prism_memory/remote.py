@@ -221,6 +221,7 @@ class RemoteMemory:
     feedback = _sync(calls.feedback)
     register_intent = _sync(calls.register_intent)  # type: ignore[arg-type]  # **fields
     flush_access = _sync(calls.flush_access)
+    purge = _sync(calls.purge)
 
     aadd = _async(calls.add)
     aadd_many = _async(calls.add_many)
@@ -251,6 +252,7 @@ class RemoteMemory:
     afeedback = _async(calls.feedback)
     aregister_intent = _async(calls.register_intent)  # type: ignore[arg-type]  # **fields
     aflush_access = _async(calls.flush_access)
+    apurge = _async(calls.purge)
 
     # -- export / import: streamed to and from local files ----------------------------------
     def export_jsonl(

@@ -94,7 +94,8 @@ def _told(sentence: str, turn: MemoryRecord) -> str:
     if is_cjk(sentence):
         if role == "assistant":
             return f"助手说：{sentence}"
-        return re.sub(r"我(?!们)", who or "用户", sentence, count=1)
+        # every 我 is the speaker ("我姐姐说我很像她" -> "李华姐姐说李华很像她"); 我们 stays
+        return re.sub(r"我(?!们)", who or "用户", sentence)
     if role == "assistant":
         return f"The assistant said: {sentence}"
     sentence = _OPENER.sub("", sentence)

@@ -19,8 +19,10 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 - Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
   a data block; optional LLM compression with a timeout and extractive fallback.
 - Query embeddings and whole results are cached; every write in a scope (the engine's
-  write events) invalidates what it could change. The names a scope knows (speakers, entity
-  keys, counts: ``names.py``) are read by facets once and then kept current by the events.
+  write events) invalidates what it could change. A cached result is keyed by every input
+  that changes it, the clock (``now``) included, and is handed out as a copy. The names a
+  scope knows (speakers, entity keys, counts: ``names.py``) are read by facets once and then
+  kept current by the events.
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -262,6 +264,7 @@ class RecallPipeline:
                 "build one with Intent(step=..., kinds=[...])"
             )
         when = _as_of(as_of)
+        now_given = now is not None
         cfg = config or self.engine.config.retrieval
         cfg_sig = _config_signature(cfg)
         given_sig = intent.signature() if intent is not None else "-"
@@ -269,8 +272,10 @@ class RecallPipeline:
         thread = frozenset(" ".join(t.split()) for t in thread_texts if t and t.strip())
         if thread_session is not None or thread:
             given_sig += "|thread:" + thread_signature(thread_session, thread)
+        now = (when or utcnow()) if now is None else check_utc(now, "now")
+        clock = _clock_key(now, given=now_given)
         cached = (
-            self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig)
+            self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig, clock=clock)
             if use_cache
             else None
         )
@@ -281,7 +286,6 @@ class RecallPipeline:
                     scope.widen(session=True), [(r.id, r.access_count) for r in cached.records]
                 )
             return cached
-        now = (when or utcnow()) if now is None else check_utc(now, "now")
         long_scope = scope.widen(session=True)
         trace = RecallTrace()
         resolved = self._resolve_intent(query, intent, long_scope, cfg, now)
@@ -374,7 +378,7 @@ class RecallPipeline:
         if cfg.track_access and records:
             self.access_log.add(long_scope, [(r.id, r.access_count) for r in records])
         if use_cache:
-            self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx)
+            self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx, clock=clock)
         return ctx
 
     def _llm_compress(
@@ -558,3 +562,18 @@ def _pool(candidates: list[Candidate], size: int) -> list[Candidate]:
 def _config_signature(cfg: RetrievalConfig) -> str:
     blob = cfg.model_dump_json()
     return hashlib.blake2b(blob.encode(), digest_size=10).hexdigest()
+
+
+def _clock_key(now: datetime, *, given: bool) -> str:
+    """The clock a recall reads, as part of its cache key: the caller's ``now`` exactly, or
+    the current minute when it gave none (relative dates and freshness then follow the wall
+    clock; the cache's TTL bounds the rest).
+
+    >>> _clock_key(datetime(2026, 3, 2, 9, 30, 15), given=True)
+    'at:2026-03-02T09:30:15'
+    >>> _clock_key(datetime(2026, 3, 2, 9, 30, 15), given=False)
+    'wall:2026-03-02T09:30'
+    """
+    if given:
+        return "at:" + now.isoformat()
+    return "wall:" + now.strftime("%Y-%m-%dT%H:%M")

@@ -18,7 +18,10 @@ Design:
   breaks, Unicode line separators and other whitespace become single spaces; control and
   invisible format characters are dropped) and replaces anything that reads as the block's
   tag (``<memories``, ``< /memories>``, any case, Unicode look-alike brackets, slashes and
-  letters, HTML entities such as ``&lt;/memories&gt;``) with ``[tag removed]``. So the block
+  letters, HTML entities such as ``&lt;/memories&gt;``) with ``[tag removed]``. The tag is
+  looked for in the text as it is read: every character that leaves no mark of its own
+  (:func:`prism_memory._unicode.inkless`: format characters, combining and enclosing marks,
+  blanks and fillers, by Unicode's own data) is skipped, so no padding hides it. So the block
   is one opening line, data lines, one closing line, whatever the data holds.
 - Pure functions: the packer calls :func:`item_line` / :func:`group_key` to price items and
   :func:`render` to produce the final text.
@@ -33,6 +36,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 
+from .._unicode import inkless
 from ..records import Kind, Layer, MemoryRecord, Source, Trust
 from .items import ContextItem
 
@@ -88,9 +92,11 @@ Folded = list[tuple[str, int, int]]  # (character, start, end of the original it
 def _fold(ch: str) -> str:
     """``ch`` as tag detection sees it: NFKC, case-folded, look-alikes mapped, marks dropped.
     (Memoised per character: a context folds the same few hundred characters over and over.)"""
+    if inkless(ch):  # what leaves no mark is not read: "<\u2800/memories>" is the tag
+        return ""
     out = unicodedata.normalize("NFKC", ch).casefold()
-    # combining marks are dropped: "m\u0301emories" still reads as the tag
-    return "".join(_LOOKALIKES.get(c, c) for c in out if unicodedata.category(c) != "Mn")
+    # marks and fillers are dropped: "m\u0301emories", "m\u20ddemories" still read as the tag
+    return "".join(_LOOKALIKES.get(c, c) for c in out if not inkless(c))
 
 
 def _decode_entities(chars: Folded) -> Folded:

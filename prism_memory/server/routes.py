@@ -10,8 +10,8 @@ Design:
   templates, resuming extraction) need an admin key.
 - Handlers are plain ``def``: FastAPI runs them on its worker threads, so a slow recall does
   not hold up the event loop. Export and import stream (a temporary file on the server side,
-  never the whole store in memory); an import checks the scope of every line before anything
-  is written.
+  never the whole store in memory); an import checks the scope of every line, read by the
+  import's own reader, before anything is written.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from pydantic import ValidationError as PydanticValidationError
 from starlette.concurrency import run_in_threadpool
 
 from .. import wire
+from .._transfer import line_scopes
 from ..config import RetrievalConfig
-from ..errors import ValidationError, pydantic_reason
+from ..errors import ImportDataError, PermissionDeniedError, ValidationError, pydantic_reason
 from ..memory import Memory
 from ..retrieval.intent import Intent
 from .auth import OPEN, Principal, authorize, require_admin
@@ -204,8 +205,10 @@ def list_memories(
 
 @router.delete("/memories", tags=["records"], summary="Memory.delete_all: every memory of a scope")
 @_answers_json
-def delete_all(p: Caller, m: Mem, s: ScopeQ, purge: bool = True) -> dict[str, Any]:
-    report = m.delete_all(**scoped(p, s), purge=purge)
+def delete_all(
+    p: Caller, m: Mem, s: ScopeQ, purge: bool = True, derived: bool = True
+) -> dict[str, Any]:
+    report = m.delete_all(**scoped(p, s), purge=purge, derived=derived)
     return {"deleted": int(report), "by_layer": report.by_layer, "by_surface": report.by_surface}
 
 
@@ -223,8 +226,8 @@ def update(record_id: str, body: UpdateBody, p: Caller, m: Mem) -> dict[str, Any
 
 @router.delete("/memories/{record_id}", tags=["records"], summary="Memory.delete")
 @_answers_json
-def delete(record_id: str, p: Caller, m: Mem, s: ScopeQ) -> dict[str, Any]:
-    return {"deleted": m.delete(record_id, **scoped(p, s))}
+def delete(record_id: str, p: Caller, m: Mem, s: ScopeQ, purge: bool = False) -> dict[str, Any]:
+    return {"deleted": m.delete(record_id, **scoped(p, s), purge=purge)}
 
 
 @router.get("/count", tags=["records"], summary="Memory.count")
@@ -435,6 +438,14 @@ def flush_access(p: Caller, m: Mem) -> dict[str, Any]:
     return {"count": m.flush_access()}
 
 
+@router.post("/purge", tags=["service"], summary="Memory.purge (admin)")
+@_answers_json
+def purge(p: Caller, m: Mem) -> dict[str, Any]:
+    require_admin(p, "purge (it rewrites the store's files for every tenant)")
+    m.purge()
+    return {}
+
+
 @router.post("/resume_extraction", tags=["service"], summary="Memory.resume_extraction (admin)")
 @_answers_json
 def resume_extraction(p: Caller, m: Mem) -> dict[str, Any]:
@@ -476,36 +487,18 @@ def export(
     )
 
 
-class _LineScopes:
-    """Checks the scope of each JSON line of an import as the body streams in."""
-
-    def __init__(self, principal: Principal) -> None:
-        self.principal = principal
-        self.partial = b""
-
-    def feed(self, chunk: bytes) -> None:
-        if self.principal.admin:
-            return
-        lines = (self.partial + chunk).split(b"\n")
-        self.partial = lines.pop()
-        for line in lines:
-            self._check(line)
-
-    def close(self) -> None:
-        if not self.principal.admin:
-            self._check(self.partial)
-
-    def _check(self, line: bytes) -> None:
+def _check_import(principal: Principal, path: str) -> None:
+    """Refuse the import (403, nothing written) if one line it would write is outside the
+    key's scopes; the lines are read by the import's own reader (``line_scopes``)."""
+    if principal.admin:
+        return
+    for lineno, scope in line_scopes(path):
         try:
-            data = json.loads(line)
-        except ValueError:
-            return  # the import reports the bad line with its number
-        if isinstance(data, dict):
-            scope = {k: data.get(k) for k in ("user_id", "agent_id", "session_id")}
-            # a non-string id is the import's own error to report; here it names no scope
-            authorize(
-                self.principal, **{k: v if isinstance(v, str) else None for k, v in scope.items()}
-            )
+            authorize(principal, **scope.as_dict())
+        except PermissionDeniedError as exc:
+            raise PermissionDeniedError(
+                f"import line {lineno}: {exc}; nothing was imported"
+            ) from None
 
 
 @router.post(
@@ -527,17 +520,18 @@ async def import_jsonl(
     reembed: bool = False,
 ) -> Response:
     memory = await memory_of(request)
-    checker = _LineScopes(p)
     fd, path = tempfile.mkstemp(prefix="prism-import-", suffix=".jsonl")
     try:
         with os.fdopen(fd, "wb") as fh:
             async for chunk in request.stream():
-                checker.feed(chunk)
                 fh.write(chunk)
-        checker.close()
-        report = await run_in_threadpool(
-            memory.import_jsonl, path, skip_bad=skip_bad, batch_size=batch_size, reembed=reembed
-        )
+        await run_in_threadpool(_check_import, p, path)
+        try:
+            report = await run_in_threadpool(
+                memory.import_jsonl, path, skip_bad=skip_bad, batch_size=batch_size, reembed=reembed
+            )
+        except ImportDataError as exc:  # its message names the server's temporary file
+            raise ImportDataError(str(exc).replace(path, "the request body")) from None
     finally:
         os.unlink(path)
     return _json_response(wire.import_report_to_json(report))

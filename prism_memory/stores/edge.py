@@ -412,15 +412,15 @@ class EdgeStore(StoreBase):
         with self._lock:
             self._shard.flush()
 
-    def begin_purge(self) -> None:
+    def begin_purge(self) -> bool:
         """Journal a purge before its deletes: a process killed before :meth:`purge` finished
         leaves the journal, and the next open rebuilds the shard (the deletes themselves are
         in the WAL already, or never happened). Durable: the file and its directory are
-        fsynced."""
+        fsynced. Returns whether this call wrote it (``False``: one was pending already)."""
         self._check_open()
         journal = self.path / PURGE_JOURNAL
         if journal.exists():
-            return
+            return False
         tmp = journal.with_name(journal.name + ".tmp")
         with open(tmp, "w") as fh:
             fh.write("a purge started and has not finished; the next open completes it\n")
@@ -428,6 +428,11 @@ class EdgeStore(StoreBase):
             os.fsync(fh.fileno())
         os.replace(tmp, journal)
         _fsync_dir(self.path)
+        return True
+
+    def cancel_purge(self) -> None:
+        """Remove a journal whose deletion was refused before it deleted anything."""
+        self._end_purge()
 
     def _end_purge(self) -> None:
         journal = self.path / PURGE_JOURNAL

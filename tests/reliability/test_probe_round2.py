@@ -441,7 +441,9 @@ BAD_LINES: list[tuple[str, Callable[[str], str | bytes], str]] = [
     ("2**70 in metadata", lambda ln: corrupt(ln, metadata={"i": 2**70}), "64-bit"),
     ("2**70 access_count", lambda ln: corrupt(ln, access_count=2**70), "64-bit"),
     ("created_at leaves year 1 in UTC", lambda ln: corrupt(ln, created_at="0001-01-01T00:00:00+05:00"), "years 1-9999"),
-    ("metadata 40 levels deep", lambda ln: corrupt(ln, metadata=deep_dict(40)), "nested"),
+    # what an export can hold (a LangGraph store value's wrappers included) is importable; a
+    # record deeper than any export is refused
+    ("metadata 101 levels deep", lambda ln: corrupt(ln, metadata=deep_dict(101)), "nested"),
     ("JSON 100000 levels deep", lambda ln: "[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ("zero-width text", lambda ln: corrupt(ln, text="\u200b"), "visible"),
     ("invalid UTF-8", lambda ln: ln.encode()[:20] + b"\xff\xfe" + ln.encode()[20:], "UTF-8"),
