@@ -50,6 +50,7 @@ from .models import (
     ReleaseBody,
     RememberBody,
     RememberFactBody,
+    RestoreBody,
     ScopeBody,
     SearchBody,
     TaskBody,
@@ -295,6 +296,7 @@ def recall(body: RecallBody, p: Caller, m: Mem) -> dict[str, Any]:
         budget_tokens=body.budget_tokens,
         config=config,
         now=body.now,
+        as_of=body.as_of,
         thread_session=body.thread_session,
         thread_texts=body.thread_texts,
     )
@@ -354,10 +356,49 @@ def buffer(p: Caller, m: Mem, s: ScopeQ) -> dict[str, Any]:
     return {"results": [wire.record_to_json(r) for r in m.buffer(**scoped(p, s))]}
 
 
-@router.get("/history", tags=["write path"], summary="Memory.history: every turn of a session")
+@router.get(
+    "/session_turns", tags=["write path"], summary="Memory.session_turns: every turn of a session"
+)
+@_answers_json
+def session_turns(p: Caller, m: Mem, s: ScopeQ, limit: int | None = None) -> dict[str, Any]:
+    turns = m.session_turns(**scoped(p, s), limit=limit)
+    return {"results": [wire.record_to_json(r) for r in turns]}
+
+
+@router.get(
+    "/history",
+    tags=["write path"],
+    summary="Deprecated: the session's turns (use /session_turns; a memory's versions are "
+    "/memories/{id}/history)",
+    deprecated=True,
+)
 @_answers_json
 def history(p: Caller, m: Mem, s: ScopeQ, limit: int | None = None) -> dict[str, Any]:
-    return {"results": [wire.record_to_json(r) for r in m.history(**scoped(p, s), limit=limit)]}
+    turns = m.session_turns(**scoped(p, s), limit=limit)
+    return {"results": [wire.record_to_json(r) for r in turns]}
+
+
+@router.get(
+    "/memories/{record_id}/history",
+    tags=["records"],
+    summary="Memory.history: every version of a memory",
+)
+@_answers_json
+def memory_history(
+    record_id: str, p: Caller, m: Mem, s: ScopeQ, limit: int | None = None
+) -> dict[str, Any]:
+    versions = m.history(record_id, **scoped(p, s), limit=limit)
+    return {"results": [wire.version_to_json(v) for v in versions]}
+
+
+@router.post(
+    "/memories/{record_id}/restore",
+    tags=["records"],
+    summary="Memory.restore: make an earlier version current again",
+)
+@_answers_json
+def restore(record_id: str, body: RestoreBody, p: Caller, m: Mem) -> dict[str, Any]:
+    return wire.record_to_json(m.restore(record_id, **scoped(p, body), **body.rest()))
 
 
 @router.post("/tasks/{task_id}", tags=["write path"], summary="Memory.task: read or update a task")
