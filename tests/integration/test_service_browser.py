@@ -164,7 +164,8 @@ def test_log_in_find_open_recall_delete_and_release(
 
     # stats, and another tenant's scope is refused
     page.get_by_role("link", name="Stats").click()
-    assert page.get_by_role("img", name="Layers: semantic 3").is_visible()
+    # three current memories (the edit keeps the text it replaced as a superseded version)
+    assert page.get_by_role("img", name="Status: active 3, superseded 1").is_visible()
     response = page.goto(base + "/memories?user_id=alice")
     assert response is not None and response.status == 403
     assert "may not use user_id 'alice'" in page.inner_text("[role=alert]")
