@@ -71,7 +71,11 @@ def _json_response(data: Any, took_s: float | None = None) -> Response:
     every value in Python, which cost more than the recall itself on large contexts), with the
     time the call took in the standard ``Server-Timing`` header (``app;dur=<ms>``)."""
     headers = {"Server-Timing": f"app;dur={took_s * 1000:.2f}"} if took_s is not None else None
-    return Response(orjson.dumps(data, default=str), media_type="application/json", headers=headers)
+    try:
+        body = orjson.dumps(data, default=str)
+    except TypeError:  # an integer past 64 bits (echoed from a request): the standard encoder
+        body = json.dumps(data, default=str).encode()
+    return Response(body, media_type="application/json", headers=headers)
 
 
 def _answers_json(fn: Callable[_P, Any]) -> Callable[_P, Response]:

@@ -234,29 +234,27 @@ def test_export_and_import_stream_and_an_import_cannot_write_another_tenant(
 def test_an_import_cannot_reach_another_tenant_by_a_line_break_or_a_record_id(
     prism_service: Any,
 ) -> None:
-    dana_key = list(SERVICE_KEYS)[4]
-    secret = f"dana's locker code {uuid.uuid4().hex[:6]}"
-    with client(prism_service, dana_key) as d:
-        rec = d.post("/v1/memories", json={"text": secret, "user_id": "dana"}).json()
+    victim = f"victim-{uuid.uuid4().hex[:6]}"  # a tenant of its own (the admin key reads it)
+    secret = f"{victim}'s locker code"
+    with client(prism_service, ADMIN) as d:
+        rec = d.post("/v1/memories", json={"text": secret, "user_id": victim}).json()
     with client(prism_service, ALICE) as c:
         # a carriage return ends a line for the import, so the line after it is checked too
         mine = json.dumps({"text": "alice's own line", "user_id": "alice"})
-        planted = json.dumps({"text": "planted in dana", "user_id": "dana"})
+        planted = json.dumps({"text": "planted by alice", "user_id": victim})
         r = c.post("/v1/import", content=f"{mine}\r{planted}\n")
         assert r.status_code == 403 and "line 2" in r.json()["message"]
-        # dana's record id in alice's scope would replace dana's record (ids are shared points)
+        # the victim's record id in alice's scope would replace it (ids are shared points)
         line = json.dumps({"id": rec["id"], "text": "overwritten by alice", "user_id": "alice"})
         r = c.post("/v1/import", content=line + "\n")
         assert r.status_code == 422 and r.json()["error"] == "ImportDataError"
         assert "another scope" in r.json()["message"]
         assert "the request body: line 1" in r.json()["message"]  # no server path
-    with client(prism_service, dana_key) as d:
-        got = d.get(f"/v1/memories/{rec['id']}", params={"user_id": "dana"})
+    with client(prism_service, ADMIN) as d:
+        got = d.get(f"/v1/memories/{rec['id']}", params={"user_id": victim})
         assert got.status_code == 200 and got.json()["text"] == secret
-        texts = [
-            r["text"] for r in d.get("/v1/memories", params={"user_id": "dana"}).json()["results"]
-        ]
-        assert "planted in dana" not in texts
+        listed = d.get("/v1/memories", params={"user_id": victim}).json()["results"]
+        assert [r["text"] for r in listed] == [secret]
 
 
 def test_the_server_refuses_to_listen_beyond_loopback_without_keys(tmp_path: Any) -> None:
