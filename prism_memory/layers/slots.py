@@ -98,6 +98,7 @@ ZH_FUNCTION = frozenset(
 #: records within this cosine of the best match name the same slot (two readings of one turn)
 MARGIN = 0.05
 MAX_HITS = 4
+VECTOR_CACHE = 2048
 VALUE_SCHEMAS = frozenset({"Fact", "Preference"})
 
 
@@ -187,6 +188,23 @@ class SlotMatcher:
     ) -> None:
         self.engine = engine
         self.record_id = record_id  # the id a candidate writes (semantic.py's identity)
+        self._vectors: dict[str, list[float]] = {}  # short text -> vector (insertion order)
+        self._lock = threading.Lock()
+
+    def _embed_texts(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of short texts; a record's own text recurs across turns (the same facts
+        are matched again and again), so recent ones are kept (bounded, per memory)."""
+        with self._lock:
+            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            made = self.engine.embedder.embed_documents(missing)
+            with self._lock:
+                for t, v in zip(missing, made, strict=True):
+                    if len(self._vectors) >= VECTOR_CACHE:
+                        self._vectors.pop(next(iter(self._vectors)))
+                    known[t] = self._vectors[t] = [float(x) for x in v]
+        return [known[t] for t in texts]
 
     def floor(self, cjk: bool = False) -> float:
         """The embedder's noise floor for English or Chinese text (measured once)."""
@@ -420,7 +438,7 @@ class SlotMatcher:
         names = [n for n in (turn.speaker, "User", "user") if n]
         try:
             texts = [sentence] + [_without_names(r.text, names) for _, r in scored]
-            vecs = np.asarray(self.engine.embedder.embed_documents(texts), dtype=np.float64)
+            vecs = np.asarray(self._embed_texts(texts), dtype=np.float64)
             plain = embedder_floor(self.engine.embedder, is_cjk(sentence), named=False)
         except Exception as exc:
             log.info("slot records not embedded: %s", exc)
