@@ -82,7 +82,7 @@ class PrismChatMessageHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """Every message of the session, oldest first."""
-        return [record_to_message(r) for r in self.memory.history(**self.scope)]
+        return [record_to_message(r) for r in self.memory.session_turns(**self.scope)]
 
     async def aget_messages(self) -> list[BaseMessage]:
         records = await asyncio.to_thread(self.memory.history, **self.scope)

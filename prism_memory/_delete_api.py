@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection
 
+from ._version_api import version_ids
 from .engine import Engine
 from .errors import ValidationError
 from .records import MemoryRecord, Scope, Source, is_record_id
@@ -94,8 +95,9 @@ class DeleteAPI:
         session_id: str | None = None,
         purge: bool = False,
     ) -> bool:
-        """Delete one record of the scope and what was derived from it. Returns whether it
-        existed. ``purge=True`` also scrubs the engine's files (see :meth:`purge`)."""
+        """Delete one record of the scope, what was derived from it and the earlier versions
+        kept for it (a deleted memory leaves no text behind). Returns whether it existed.
+        ``purge=True`` also scrubs the engine's files (see :meth:`purge`)."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
         wide = scope.widen(session=True)
@@ -106,7 +108,11 @@ class DeleteAPI:
             with self.engine.scope_lock(scope):
                 if is_record_id(rid):  # even when it is gone: finishes an interrupted cascade
                     n += self._drop_derived([rid], wide)
+                found = self.engine.store.get([rid], scope)
+                versions = version_ids(found[0]) if found else []
                 gone = self.engine.store.delete([rid], scope)
+                if versions:
+                    self.engine.store.delete(versions, scope)
                 n += gone
         except BaseException:
             if journalled and n == 0:  # refused before deleting anything: no purge is owed

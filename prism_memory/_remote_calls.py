@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,8 +51,10 @@ __all__ = [
     "register_intent",
     "release",
     "remember",
+    "restore",
     "resume_extraction",
     "search",
+    "session_turns",
     "stats",
     "task",
     "touch",
@@ -260,8 +263,10 @@ def update(
     metadata: dict[str, Any] | None = None,
     importance: float | None = None,
     kind: Kind | str | None = None,
+    reason: str | None = None,
 ) -> Call[MemoryRecord]:
-    """Change a record in place (same id); returns the new record (``Memory.update``)."""
+    """Change a record (same id; a new text keeps the old one as a version); returns the new
+    record (``Memory.update``)."""
     body = _body(
         user_id=user_id,
         agent_id=agent_id,
@@ -270,6 +275,7 @@ def update(
         metadata=metadata,
         importance=importance,
         kind=kind,
+        reason=reason,
     )
     return Call("PATCH", f"/v1/memories/{_segment(record_id)}", wire.record_from_json, json=body)
 
@@ -415,7 +421,7 @@ def buffer(
     return Call("GET", "/v1/buffer", _records, params)
 
 
-def history(
+def session_turns(
     *,
     user_id: str | None = None,
     agent_id: str | None = None,
@@ -424,7 +430,53 @@ def history(
 ) -> Call[builtins.list[MemoryRecord]]:
     """Every turn of the session, in order; the last ``limit`` if given."""
     params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
-    return Call("GET", "/v1/history", _records, params)
+    return Call("GET", "/v1/session_turns", _records, params)
+
+
+def history(
+    memory_id: str | None = None,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    limit: int | None = None,
+) -> Call[Any]:
+    """Every version of a memory (``Memory.history``); without ``memory_id`` the session's
+    turns (deprecated, as in ``Memory``: use ``session_turns``)."""
+    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
+    if memory_id is None:
+        warnings.warn(
+            "RemoteMemory.history(user_id=..., session_id=...) without a memory id is the "
+            "session transcript and is deprecated: call session_turns(...) for the turns, "
+            "history(memory_id, ...) for a memory's versions",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return Call("GET", "/v1/session_turns", _records, params)
+    return Call(
+        "GET",
+        f"/v1/memories/{_segment(memory_id)}/history",
+        lambda d: [wire.version_from_json(v) for v in d["results"]],
+        params,
+    )
+
+
+def restore(
+    memory_id: str,
+    version: int,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    reason: str | None = None,
+) -> Call[MemoryRecord]:
+    """Make an earlier version the memory's current state (``Memory.restore``)."""
+    body = _body(
+        user_id=user_id, agent_id=agent_id, session_id=session_id, version=version, reason=reason
+    )
+    return Call(
+        "POST", f"/v1/memories/{_segment(memory_id)}/restore", wire.record_from_json, json=body
+    )
 
 
 def flush_buffer(
@@ -551,6 +603,7 @@ def search(
     filters: dict[str, Any] | None = None,
     include_history: bool = False,
     score_threshold: float | None = None,
+    as_of: datetime | None = None,
 ) -> Call[builtins.list[ScoredRecord]]:
     """Hybrid search (dense + BM25, RRF) within the scope (``Memory.search``)."""
     body = _body(
@@ -562,6 +615,7 @@ def search(
         filters=filters,
         include_history=include_history,
         score_threshold=score_threshold,
+        as_of=as_of,
     )
     return Call(
         "POST", "/v1/search", lambda d: [wire.hit_from_json(h) for h in d["results"]], json=body
@@ -578,6 +632,7 @@ def recall(
     budget_tokens: int = 1000,
     config: RetrievalConfig | None = None,
     now: datetime | None = None,
+    as_of: datetime | None = None,
     thread_session: str | None = None,
     thread_texts: Sequence[str] = (),
 ) -> Call[MemoryContext]:
@@ -589,6 +644,7 @@ def recall(
         session_id=session_id,
         budget_tokens=budget_tokens,
         now=now,
+        as_of=as_of,
         thread_session=thread_session,
         thread_texts=builtins.list(thread_texts) or None,
         intent=intent.model_dump(mode="json", exclude_defaults=True)

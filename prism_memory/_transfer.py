@@ -39,7 +39,7 @@ from .engine import Engine
 from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
 from .records import MemoryRecord, Scope, Source, Trust, is_record_id
 
-__all__ = ["ImportReport", "TransferAPI"]
+__all__ = ["ImportReport", "TransferAPI", "line_scopes"]
 
 
 @dataclass
@@ -215,6 +215,21 @@ _FOREIGN_ID = (
     "(drop the id to have one derived from the line's scope and text)"
 )
 _VECTOR_KEY = "_embedding"
+
+
+def line_scopes(path: str | os.PathLike[str]) -> Iterator[tuple[int, Scope]]:
+    """``(line number, scope)`` of each line of an export that :meth:`TransferAPI.import_jsonl`
+    would write, read exactly as the import reads it (the same line breaks, the same parse);
+    lines the import would refuse are left out. The service checks them against a key."""
+    with open(path, "rb") as fh:
+        for lineno, line in _lines(fh):
+            if isinstance(line, UnicodeDecodeError) or not line.strip():
+                continue
+            try:
+                record, _ = _parse_line(line)
+            except (ValueError, RecursionError, PrismError):
+                continue  # the import reports it with its number
+            yield lineno, record.scope
 
 
 def _lines(fh: BinaryIO) -> Iterator[tuple[int, str | UnicodeDecodeError]]:

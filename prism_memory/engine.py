@@ -26,6 +26,7 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import Any
 
 from ._shared import SharedStore, StoreIdentity, WriteEvent, path_slot, reusable_embedder
@@ -245,6 +246,21 @@ class Engine:
         if not include_quarantined:
             flt.must_not.append(Condition("trust", "eq", Trust.QUARANTINED.value))
         return flt
+
+    @staticmethod
+    def as_of_filter(as_of: datetime) -> RecordFilter:
+        """Hard filters of a read ``as_of`` a time: the states valid then (``valid_from`` at
+        or before it, ``valid_to`` after it or open), superseded ones included, archived and
+        quarantined ones not."""
+        iso = as_of.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+        return RecordFilter(
+            must=[Condition("valid_from", "range", {"lte": iso})],
+            must_not=[
+                Condition("valid_to", "range", {"lte": iso}),
+                Condition("status", "eq", Status.ARCHIVED.value),
+                Condition("trust", "eq", Trust.QUARANTINED.value),
+            ],
+        )
 
     def redact(self, records: Sequence[MemoryRecord], keep_metadata: Collection[str] = ()) -> None:
         """With ``config.safety.redact_pii``: identifiers in every content field of the records

@@ -269,7 +269,14 @@ def item_line(item: ContextItem) -> str:
     """The line shown for one item (without its group header)."""
     r = item.record
     text = escape(item.shown)
-    flag = " [conflicts with another memory]" if r.metadata.get("_conflict") else ""
+    conflict = r.metadata.get("_conflict")
+    flag = (
+        " [conflicts with an older memory; this one is newer]"
+        if conflict == "newer"
+        else " [conflicts with a newer memory above]"
+        if conflict
+        else ""
+    )
     if item.section in ("episodic", "buffer"):
         if _derived(r):
             label = "summary: " if r.kind in _DIGESTS else ""
@@ -304,6 +311,19 @@ def _order_key(item: ContextItem) -> tuple[float, int, str]:
     return (r.time.timestamp(), int(turn) if isinstance(turn, int) else 0, r.id)
 
 
+def newer_first(items: list[ContextItem]) -> list[ContextItem]:
+    """``items`` with the newer of two conflicting memories moved just before the older one
+    when it ranked below it (a reader sees what holds now first)."""
+    out = list(items)
+    for item in items:
+        newer_id = item.record.metadata.get("_newer")
+        ids = [i.record.id for i in out]
+        if newer_id in ids and ids.index(newer_id) > ids.index(item.record.id):
+            newer = out.pop(ids.index(newer_id))
+            out.insert(out.index(item), newer)
+    return out
+
+
 def render(items: Sequence[ContextItem]) -> str:
     """The context block for ``items`` (sections in fixed order, timeline in time order)."""
     safe = [i for i in items if i.record.provenance.trust != Trust.QUARANTINED]
@@ -319,6 +339,7 @@ def render(items: Sequence[ContextItem]) -> str:
             chosen.sort(key=_order_key)
         else:
             chosen.sort(key=lambda i: -i.score)
+            chosen = newer_first(chosen)
         current: str | None = None
         for item in chosen:
             key = group_key(item)

@@ -33,6 +33,7 @@ from ..errors import EmbeddingDimensionError, PrismError, StoreError, StoreLocke
 from ..records import MemoryRecord, Scope, is_record_id
 from .base import (
     BM25_VECTOR,
+    DATETIME_FIELDS,
     DATETIME_INDEXES,
     DENSE_VECTOR,
     FLOAT_INDEXES,
@@ -131,7 +132,7 @@ def _condition(c: Condition) -> Any:
     if c.op == "empty":
         return q.IsEmptyCondition(key=c.key)
     if c.op == "range":
-        if c.key in DATETIME_INDEXES or c.key == "updated_at":
+        if c.key in DATETIME_INDEXES or c.key in DATETIME_FIELDS:
             return q.FieldCondition(key=c.key, range=q.RangeDateTime(**c.value))
         return q.FieldCondition(key=c.key, range=q.RangeFloat(**c.value))
     raise StoreError(f"unsupported filter operation {c.op!r}")

@@ -140,7 +140,7 @@ def test_lookalike_scopes_do_not_overwrite_each_other(mem: Memory, uid: str) -> 
 
 # -- 8: message ids are compared byte for byte ---------------------------------------------
 def turn_texts(m: Memory, **scope: str) -> list[str]:
-    return [r.text for r in m.history(**scope)]
+    return [r.text for r in m.session_turns(**scope)]
 
 
 def test_message_ids_differing_in_case_are_two_messages(mem: Memory, uid: str) -> None:
@@ -279,7 +279,7 @@ def consolidated_session(m: Memory, uid: str) -> list[MemoryRecord]:
     m.remember([{"role": "user", "content": t} for t in turns], user_id=uid, session_id="s")
     ended = m.end_session(user_id=uid, session_id="s")
     assert [c.record.kind.value for c in ended.added] == ["summary"]
-    history = m.history(user_id=uid, session_id="s")
+    history = m.session_turns(user_id=uid, session_id="s")
     assert all(t.consolidated_at is not None for t in history)
     return history
 
@@ -297,7 +297,7 @@ def test_export_import_keeps_the_consolidated_mark(mem: Memory, uid: str, tmp_pa
     mem.export_jsonl(tmp_path / "e.jsonl", user_id=uid)
     with open_memory(tmp_path / "copy") as copy:
         copy.import_jsonl(tmp_path / "e.jsonl")
-        assert [t.consolidated_at for t in copy.history(user_id=uid, session_id="s")] == [
+        assert [t.consolidated_at for t in copy.session_turns(user_id=uid, session_id="s")] == [
             t.consolidated_at for t in history
         ]
         assert not copy.consolidate(user_id=uid).added
