@@ -299,3 +299,28 @@ def test_every_inspector_page_and_form_refuses_a_foreign_scope(prism_service: An
         r = c.get("/memories", params={"user_id": "alice"})
         assert r.status_code == 303 and r.headers["location"] == "/login"
     assert checked >= 8
+
+
+def test_inspector_pages_cannot_be_framed_and_a_cross_site_form_is_refused(
+    prism_service: Any,
+) -> None:
+    from prism_memory.server.inspector import COOKIE
+
+    with client(prism_service, ALICE) as api:
+        rid = api.post("/v1/memories", json={"text": "keep me as I am", "user_id": "alice"})
+        rid = rid.json()["id"]
+    with httpx.Client(base_url=prism_service.url, cookies={COOKIE: ALICE}, timeout=30) as c:
+        for page in ("/login", "/memories?user_id=alice", f"/memories/{rid}?user_id=alice"):
+            r = c.get(page)
+            assert r.headers["x-frame-options"] == "DENY", page
+            assert "frame-ancestors 'none'" in r.headers["content-security-policy"], page
+        # a client that sends no Origin is judged by its Referer
+        r = c.post(
+            f"/memories/{rid}/edit?user_id=alice",
+            data={"text": "changed from another site"},
+            headers={"Referer": "http://evil.example/page"},
+        )
+        assert r.status_code == 403 and "cross-site form refused" in r.text
+    with client(prism_service, ALICE) as api:
+        got = api.get(f"/v1/memories/{rid}", params={"user_id": "alice"}).json()
+        assert got["text"] == "keep me as I am"
