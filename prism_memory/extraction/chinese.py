@@ -119,8 +119,8 @@ _EVENT_CUE = re.compile(
     r"回国|生日|婚礼|聚会|旅行|旅游|搬家|入职|报到|办理?|参加|去"
 )
 _GENERIC_VERB = re.compile(
-    r"^(?:正在|在.{0,10}?)?(?:去|练|学|做|打|弹|玩|跑|骑|读|写|画|教|开|坐|看|听)"
-)
+    r"^(?:正在|在.{0,10}?)?(?:去|练|学|做|打|弹|玩|跑|骑|读|写|画|教|开|坐|看|听)(?!得)"
+)  # "写得真不错" judges, it states nothing
 
 
 def _holder_name(who: str | None) -> str:
@@ -494,7 +494,7 @@ class ChineseExtractor:
             desc = desc.replace(t.phrase, "")
         desc = re.sub(r"^(?:上午|下午|晚上|早上|中午)", "", desc.strip("，, "))
         # 我 is always the speaker, whoever the event is about ("我的好朋友刘洋下个月结婚")
-        desc = re.sub(r"我(?!们)", _holder_name(self.who).replace("user", "用户"), desc, count=1)
+        desc = re.sub(r"我(?!们)", _holder_name(self.who).replace("user", "用户"), desc)
         retire: list[str] = []
         if changed and topic is not None:
             retire = [topic.group("topic")]

@@ -33,6 +33,7 @@ from ..records import Entity
 from .candidate import FactCandidate
 from .dates import cn_number, find_times
 from .zh_lexicon import ZH_ATTRIBUTES, ZH_DISCOURSE_NOUNS, ZH_MEASURE_UNITS
+from .zh_names import is_name_shaped
 
 __all__ = ["read_change", "read_property", "slot_fields"]
 
@@ -62,6 +63,7 @@ _HOME = re.compile(
     rf"^(?:(?:家|家里|家就)(?:住)?在|住在)(?P<v>[{_HAN}A-Za-z]{{2,12}}?)(?<![楼层号室边旁面壁近])(?:了|啦)?$"
 )
 _NATIVE = re.compile(rf"^是(?P<v>[{_HAN}]{{2,6}}?)人$")
+_SELF_NAME = re.compile(rf"^(?:叫|名叫)(?P<v>[{_HAN}]{{2,3}})$")
 _AGE_REACHED = re.compile(r"^满(?P<n>[\d零一二两三四五六七八九十]{1,4})(?:岁|周岁)?$")
 _RETIRED = re.compile(r"^(?:已经)?退休(?:了|啦)?$")
 _QUIT = re.compile(r"^(?:已经)?(?:辞职|离职|裸辞|被裁|失业)(?:了|啦)?$")
@@ -239,6 +241,9 @@ def read_property(
     m = _NATIVE.match(text)
     if m:
         return _place(holder, "hometown", m.group("v"), 0.75, 0.6)
+    m = _SELF_NAME.match(text)
+    if m and is_name_shaped(m.group("v")):  # "我叫李华" (not "我叫外卖")
+        return FactCandidate("Fact", slot_fields(holder, "name", m.group("v")), 0.8, 0.6)
     m = _AGE_REACHED.match(text)
     if m:
         return _property(holder, "年龄", m.group("n"), base, True)

@@ -76,6 +76,8 @@ ZH_ATTRIBUTES = {
     "性格": "personality",
     "民族": "ethnicity",
     "英文名": "preferred name",
+    "名字": "name",
+    "姓名": "name",
     "小名": "nickname",
     "外号": "nickname",
     "工资": "salary",
@@ -107,6 +109,7 @@ ZH_ATTRIBUTE_LABELS = {
     "personality": "性格",
     "ethnicity": "民族",
     "preferred name": "英文名",
+    "name": "名字",
     "nickname": "小名",
     "salary": "工资",
     "income": "收入",
@@ -119,10 +122,11 @@ ZH_ATTRIBUTE_LABELS = {
     "diet": "饮食",
     "pet": "宠物",
 }
-# nouns that introduce what the speaker means, not a property ("我的意思是...")
+# nouns that introduce what the speaker means or feels now, not a property ("我的意思是...",
+# "我的心情是复杂的")
 ZH_DISCOURSE_NOUNS = (
     "意思|问题|想法|建议|看法|理由|原因|目的|感觉|答案|打算|计划|愿望|任务|重点|关键|结论|办法|"
-    "情况|经验|观点|回答|选择|要求|条件|麻烦|困难"
+    "情况|经验|观点|回答|选择|要求|条件|麻烦|困难|心情|感受|心态|状态|体会|印象"
 )
 # units that make a number a measure rather than money
 ZH_MEASURE_UNITS = "岁|公斤|千克|斤|kg|KG|cm|CM|厘米|公分|米|m|分钟|小时|天|年|个月|周|码|号|度|公里|km|层|平米|平方米|平"

@@ -78,7 +78,8 @@ _NAMED = re.compile(
     rf"(?:(?:叫做|名叫|叫|名字是|名字叫)(?P<name>(?:{_FAMILIAR}|[{_HAN}]{{2,3}}?))"
     rf"|是(?P<full>{_FULL})){NAME_END}"
 )
-_CALLED = re.compile(rf"(?:名叫|名字叫|名字是|叫做)(?P<name>{_NAME}){NAME_END}")
+# someone else's name; "我的名字是王小明" is the speaker's own (a fact, not a person)
+_CALLED = re.compile(rf"(?<!我)(?<!我的)(?:名叫|名字叫|名字是|叫做)(?P<name>{_NAME}){NAME_END}")
 _AFTER_ROLE = re.compile(
     rf"(?:我|我们|咱们)的?(?P<rel>{ROLE_PHRASE})(?P<name>{_NAME}|(?P<d>[{_HAN}])(?P=d)){NAME_END}"
 )

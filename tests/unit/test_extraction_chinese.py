@@ -145,6 +145,8 @@ def test_a_person_named_earlier_in_the_conversation_is_the_subject() -> None:
         ("我老家是湖南长沙的。", "hometown", "湖南长沙"),
         ("我们全家已经搬去深圳了。", "home city", "深圳"),
         ("我的车是特斯拉Model 3。", "车", "特斯拉Model 3"),
+        ("我叫李华，今年25岁。", "name", "李华"),
+        ("我的名字是王小明。", "name", "王小明"),
     ],
 )
 def test_properties_of_the_user(text: str, attribute: str, value: str) -> None:
@@ -174,6 +176,8 @@ def test_discourse_nouns_questions_wishes_and_quotes_state_nothing() -> None:
         "李明杰多大了？",
         "我希望明年能买房。",
         "他说：“我最喜欢吃火锅。”",
+        "我的心情是复杂的。",
+        "我刚看完一本书，写得真不错。",
     ):
         assert facts(text) == [], text
 
