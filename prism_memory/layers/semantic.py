@@ -55,7 +55,7 @@ from ..stores import PointData, RecordFilter
 from ..stores.filters import Condition
 from ..versions import change_note
 from .aging import link_conflicts, mark_changed_sources
-from .slots import SlotMatcher, holder_of_record
+from .slots import SlotChanges, SlotMatcher, holder_of_record
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -216,6 +216,14 @@ class SemanticWriter:
             out.extend(found)
         return out
 
+    def revised_candidates(self, turns: Sequence[MemoryRecord], scope: Scope) -> SlotChanges:
+        """The rule candidates of user turns, with what each change statement replaces or
+        contradicts matched by meaning (``slots.py``): the one input ``reconcile`` takes,
+        for extracted turns and for stated facts (``stated.py``) alike."""
+        return self.slots.revise(
+            turns, self.rule_candidates(turns, scope), scope, self.known_people(scope)
+        )
+
     def prepare(
         self, turns: Sequence[MemoryRecord], scope: Scope, result: RememberResult
     ) -> tuple[list[MemoryRecord], dict[str, str], dict[str, list[float]]]:
@@ -225,9 +233,7 @@ class SemanticWriter:
         a cat named Bailey"), so it is found by the same questions as that sentence and not by
         every question with its holder's name; from a one-sentence turn it shares the turn's
         vector (no embedding). Its sparse vector is its own short text."""
-        changes = self.slots.revise(
-            turns, self.rule_candidates(turns, scope), scope, self.known_people(scope)
-        )
+        changes = self.revised_candidates(turns, scope)
         records = self.reconcile(changes.candidates, scope, result)
         by_id = {t.id: t for t in turns}
         shared: dict[str, str] = {}

@@ -150,6 +150,13 @@ class SlotChanges:
     turn_vectors: dict[str, list[float]] = field(default_factory=dict)
 
 
+def _is_value(record: MemoryRecord) -> bool:
+    """A fact or preference: a schema's, or one stated as free text (``add``, a tool)."""
+    if record.schema_name is None:
+        return record.kind in (Kind.FACT, Kind.PREFERENCE) and record.layer == Layer.SEMANTIC
+    return record.schema_name in VALUE_SCHEMAS
+
+
 def holder_of_record(record: MemoryRecord) -> str:
     """Whose record it is (the user is ``"user"``, whatever the speaker's name)."""
     f = record.fields
@@ -254,13 +261,20 @@ class SlotMatcher:
         ]
         try:
             vectors = self.engine.embedder.embed_documents(texts)
-            floors = {cjk: self.floor(cjk) for cjk in {is_cjk(s) for _, s, _ in found}}
+            # a sentence embedded with a speaker's name is compared at the named floor, one
+            # without (a stated fact, an unnamed speaker) at the plain one
+            floors = {
+                (cjk, named): embedder_floor(self.engine.embedder, cjk, named=named)
+                for cjk, named in {
+                    (is_cjk(s), bool(t.speaker) or p.startswith("@")) for t, s, p in found
+                }
+            }
         except Exception as exc:  # the write must not fail because a vector could not be made
             log.info("change statements not matched: %s", exc)
             return out
         for (turn, sentence, whose), vector in zip(found, vectors, strict=True):
             vec = [float(x) for x in vector]
-            floor = floors[is_cjk(sentence)]
+            floor = floors[(is_cjk(sentence), bool(turn.speaker) or whose.startswith("@"))]
             if whose.startswith("@"):
                 self._person_change(out, turn, sentence, whose[1:], vec, floor, scope)
                 continue
@@ -424,7 +438,7 @@ class SlotMatcher:
                 continue
             if record.valid_to is not None or turn.id in record.provenance.source_ids:
                 continue
-            if record.schema_name not in ("Fact", "Preference", "Event"):
+            if not _is_value(record) and record.schema_name != "Event":
                 continue
             if holder_of_record(record) not in holders:
                 continue
@@ -461,11 +475,7 @@ class SlotMatcher:
             if c.schema != "Preference" or c.evidence.strip() != sentence:
                 continue
             value = _content_words(str(c.fields.get("subject") or ""))
-            other = [
-                h.id
-                for h in hits
-                if h.schema_name in VALUE_SCHEMAS and not value <= _content_words(h.text)
-            ]
+            other = [h.id for h in hits if _is_value(h) and not value <= _content_words(h.text)]
             c.conflicts = list(dict.fromkeys([*c.conflicts, *other]))
 
     def _apply(
@@ -489,7 +499,7 @@ class SlotMatcher:
             c for c in mine if c.schema in VALUE_SCHEMAS and not c.generic and c.schema != "Person"
         ]
         events = [c for c in mine if c.schema == "Event"]
-        value_hits = [h.id for h in hits if h.schema_name in VALUE_SCHEMAS]
+        value_hits = [h.id for h in hits if _is_value(h)]
         event_hits = [h.id for h in hits if h.schema_name == "Event"]
         if structured and value_hits:
             for c in structured:

@@ -108,6 +108,15 @@ def test_a_new_reply_language_replaces_the_old_one(memory: Memory) -> None:
     assert len(prefs) == 1 and "French" in prefs[0]
 
 
+def test_a_memory_tool_write_reconciles_the_same_way(memory: Memory) -> None:
+    memory.remember_fact("User prefers replies in Spanish", user_id="t")
+    memory.remember_fact("From now on respond only in French", user_id="t")
+    current = [r.text for r in memory.list(user_id="t", layer="semantic")]
+    assert current == ["From now on respond only in French"]
+    old = memory.list(user_id="t", layer="semantic", include_history=True)
+    assert any(r.text == "User prefers replies in Spanish" and r.valid_to for r in old)
+
+
 def test_conflicting_preferences_are_marked_newer_first(memory: Memory) -> None:
     _say(memory, "x", "I prefer replies in German.", MAR, "s1")
     _say(memory, "x", "I like answers in French.", APR, "s2")
