@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -73,6 +73,7 @@ _UPGRADE_SLACK = 4
 #: long turns (the best by score) that compete as their passage in one packing
 _PASSAGES = 24
 DENSE_ROUTES = frozenset({"dense", "entity", "speaker", "time"})  # scores are cosines
+CJK_ROUTES = frozenset({"dense_cjk"})  # cosines of the CJK embedder (a query with CJK text)
 _ROUTES_WITH_EVIDENCE = frozenset({"bm25", "entity", "speaker", "time", "recent", "buffer"})
 
 
@@ -112,8 +113,14 @@ def score_candidates(
     now: datetime,
     buffer_session: str | None,
     trace: RecallTrace,
+    dense_routes: frozenset[str] = DENSE_ROUTES,
+    calibrate: Callable[[float], float] | None = None,
 ) -> list[Scored]:
-    """Parse and score the fused pool (best first). Records that must not be shown are cut."""
+    """Parse and score the fused pool (best first). Records that must not be shown are cut.
+
+    The cosine of a candidate is its best score on ``dense_routes`` (routes whose scores are
+    cosines in ``query_vector``'s space), else the cosine of its vector, put on the reference
+    scale by ``calibrate`` (``retrieval/calibration.py``) before it meets any threshold."""
     if not candidates:
         return []
     top = max(c.fused for c in candidates) or 1.0
@@ -133,10 +140,12 @@ def score_candidates(
             ct.outcome = "cut:expired"
             continue
         vec = np.asarray(c.vector, dtype=np.float32) if c.vector else None
-        dense_scores = [v for r, v in c.route_scores.items() if r in DENSE_ROUTES]
+        dense_scores = [v for r, v in c.route_scores.items() if r in dense_routes]
         cos = max(dense_scores) if dense_scores else None
         if cos is None and vec is not None and len(query_vector) == vec.shape[0]:
             cos = float(np.dot(vec, np.asarray(query_vector, dtype=np.float32)))
+        if cos is not None and calibrate is not None:
+            cos = calibrate(cos)
         parts = ScoreParts(
             semantic=semantic_score(c.fused / top, cos, config.semantic_mix),
             fresh=freshness(record.time, now, config.freshness_half_life_days),

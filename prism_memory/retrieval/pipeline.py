@@ -41,16 +41,27 @@ from pydantic import TypeAdapter
 
 from .._validation import check_text, check_utc
 from ..config import RetrievalConfig
+from ..embeddings import Embedder
 from ..engine import Engine, WriteEvent
 from ..errors import ValidationError
 from ..records import MemoryRecord, Scope, ScoredRecord, utcnow
+from ..sparse import has_cjk
 from ..stores import parse_filters
-from ..stores.base import RouteQuery, hybrid_routes
+from ..stores.base import CJK_VECTOR, DENSE_VECTOR, RouteQuery, hybrid_routes
 from ..stores.filters import Condition, RecordFilter
 from ..tokens import count_tokens
 from .access import AccessLog
 from .cache import RecallCache, scopes_overlap
-from .construct import Scored, pack, prism_total, score_candidates, select
+from .calibration import Calibration, calibration_for
+from .construct import (
+    CJK_ROUTES,
+    DENSE_ROUTES,
+    Scored,
+    pack,
+    prism_total,
+    score_candidates,
+    select,
+)
 from .context import MemoryContext, RecallTrace
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
@@ -74,7 +85,7 @@ class RecallPipeline:
         cfg = engine.config.retrieval
         self.intents = IntentRegistry()
         self.recall_cache = RecallCache(cfg.cache_size, cfg.cache_ttl_s)
-        self._qvecs: OrderedDict[str, list[float]] = OrderedDict()
+        self._qvecs: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
         # scope key -> (the scope, its entity keys and speakers)
         self._facets: dict[str, tuple[Scope, tuple[frozenset[str], dict[str, list[str]]]]] = {}
         self._read_lock = threading.Lock()
@@ -117,15 +128,17 @@ class RecallPipeline:
                 for key in [k for k, v in self._facets.items() if scopes_overlap(scope, v[0])]:
                     del self._facets[key]
 
-    def _query_vector(self, query: str) -> list[float]:
+    def _query_vector(self, query: str, embedder: Embedder | None = None) -> list[float]:
+        emb = embedder or self.engine.embedder
+        key = (emb.name, query)
         with self._read_lock:
-            vec = self._qvecs.get(query)
+            vec = self._qvecs.get(key)
             if vec is not None:
-                self._qvecs.move_to_end(query)
+                self._qvecs.move_to_end(key)
                 return vec
-        vec = self.engine.embedder.embed_query(query)
+        vec = emb.embed_query(query)
         with self._read_lock:
-            self._qvecs[query] = vec
+            self._qvecs[key] = vec
             while len(self._qvecs) > _QVEC_CACHE:
                 self._qvecs.popitem(last=False)
         return vec
@@ -188,19 +201,24 @@ class RecallPipeline:
         vectors: Mapping[str, list[float]],
         cfg: RetrievalConfig,
         intent: Intent,
+        embedder: Embedder,
+        cal: Calibration,
     ) -> None:
-        """Scale each spoken record's score by :func:`informativeness` and re-rank."""
+        """Scale each spoken record's score by :func:`informativeness` of its calibrated
+        cosine to its speaker's name alone (``vectors`` are ``embedder``'s), and re-rank."""
         spoken = [x for x in scored if x.record.speaker and x.record.id in vectors]
         if not spoken:
             return
         names = sorted({str(x.record.speaker) for x in spoken})
-        name_vecs = np.asarray([self._query_vector(f"{n}:") for n in names], dtype=np.float32)
+        name_vecs = np.asarray(
+            [self._query_vector(f"{n}:", embedder) for n in names], dtype=np.float32
+        )
         rows = np.asarray([vectors[x.record.id] for x in spoken], dtype=np.float32)
         which = np.asarray([names.index(str(x.record.speaker)) for x in spoken])
         cosines = np.einsum("ij,ij->i", rows, name_vecs[which])
         weights = {**cfg.weights, **intent.weights}
         for x, cos in zip(spoken, cosines.tolist()):
-            factor = informativeness(cos, cfg.speaker_only_penalty)
+            factor = informativeness(cal(cos), cfg.speaker_only_penalty)
             # only the similarity is inflated by the speaker's name: task, utility, importance
             # and freshness keep their full weight
             x.parts.semantic *= factor
@@ -302,11 +320,16 @@ class RecallPipeline:
         trace.intent = resolved.model_dump(mode="json")
         t1 = time.perf_counter()
         qvec = self._query_vector(query)
+        # a query holding CJK characters is also embedded by the store's CJK embedder: one
+        # more route, and candidates are scored in that embedder's space (docs/multilingual.md)
+        cjk_emb = self.engine.cjk_embedder if has_cjk(query) else None
+        cvec = self._query_vector(query, cjk_emb) if cjk_emb is not None else None
         t2 = time.perf_counter()
         plan = plan_routes(
             intent=resolved,
             config=cfg,
             dense=qvec,
+            cjk=cvec,
             sparse=self.engine.sparse.query(query),
             base_filter=self.engine.visible_filter(),
             session_scope=scope if scope.session_id else None,
@@ -320,21 +343,30 @@ class RecallPipeline:
         candidates = fuse(
             results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None
         )
-        candidates, vectors = _filled(_pool(candidates, cfg.pool_size), store, long_scope)
+        space = CJK_VECTOR if cvec is not None else DENSE_VECTOR
+        candidates, vectors = _filled(_pool(candidates, cfg.pool_size), store, long_scope, space)
+        if cvec is not None:
+            for cand in candidates:
+                cand.vector = vectors.get(cand.id)
+        svec = cvec if cvec is not None else qvec
+        space_emb = cjk_emb if cjk_emb is not None else self.engine.embedder
+        cal = calibration_for(space_emb, "cjk" if cvec is not None else "en")
         t3 = time.perf_counter()
         scored = score_candidates(
             candidates,
-            qvec,
+            svec,
             resolved,
             cfg,
             now=now,
             buffer_session=plan.buffer_session,
             trace=trace,
+            dense_routes=CJK_ROUTES if cvec is not None else DENSE_ROUTES,
+            calibrate=cal,
         )
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
         if (cfg.dedup_vectors or spoken) and scored:
             if spoken:
-                self._weigh_informativeness(scored, vectors, cfg, resolved)
+                self._weigh_informativeness(scored, vectors, cfg, resolved, space_emb, cal)
             if cfg.dedup_vectors:
                 for x in scored:
                     vec = vectors.get(x.record.id)
@@ -347,18 +379,19 @@ class RecallPipeline:
                 long_scope,
                 plan.base_filter,
                 cfg,
-                qvec,
+                svec,
                 resolved,
                 now,
                 plan.buffer_session,
                 trace,
+                cal,
             )
         items, text, tokens = pack(selected, query=query, budget_tokens=budget_tokens, config=cfg)
         missing = [i.record.id for i in items if i.record.id not in vectors]
         if missing:
-            vectors.update(self.engine.store.get_vectors(missing, long_scope))
+            vectors.update(self.engine.store.get_vectors(missing, long_scope, vector=space))
         for item in items:
-            item.relevance = relevance(qvec, vectors.get(item.record.id))
+            item.relevance = relevance(svec, vectors.get(item.record.id))
         t4 = time.perf_counter()
         shown = {i.record.id for i in items}
         for c in trace.candidates:
@@ -420,6 +453,7 @@ class RecallPipeline:
         now: datetime,
         buffer_session: str | None,
         trace: RecallTrace,
+        cal: Calibration | None = None,
     ) -> list[Scored]:
         """Add neighbouring turns of short top episodic hits (they need their context)."""
         have = {s.record.id for s in selected}
@@ -470,7 +504,14 @@ class RecallPipeline:
         if not extra:
             return selected
         scored = score_candidates(
-            extra, qvec, intent, cfg, now=now, buffer_session=buffer_session, trace=trace
+            extra,
+            qvec,
+            intent,
+            cfg,
+            now=now,
+            buffer_session=buffer_session,
+            trace=trace,
+            calibrate=cal,
         )
         for s in scored:
             src = parent[s.record.id]
@@ -536,12 +577,12 @@ def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:
 
 
 def _filled(
-    candidates: list[Candidate], store: Any, scope: Scope
+    candidates: list[Candidate], store: Any, scope: Scope, vector: str = DENSE_VECTOR
 ) -> tuple[list[Candidate], dict[str, list[float]]]:
     """The pool with each record's payload, and the pool's dense vectors, fetched in one call:
     the routes ran without payloads (loading them is most of a route's cost when records are
     long, and most hits do not make the pool). A record deleted in between is left out."""
-    points = store.get_points([c.id for c in candidates], scope)
+    points = store.get_points([c.id for c in candidates], scope, vector=vector)
     vectors = {i: p.vector for i, p in points.items() if p.vector}
     return with_payloads(candidates, points), vectors
 

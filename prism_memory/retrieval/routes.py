@@ -4,7 +4,8 @@ Design:
 - Hard filters only for what must hold: scope (the store adds it), current records
   (``status=active``: supersession closes a record), trust (quarantined never returned), and
   the intent's fields only when ``strictness`` >= 0.5. Everything else is a soft signal.
-- Routes, all sent in one ``query_routes`` call: ``dense`` and ``bm25`` over the scope;
+- Routes, all sent in one ``query_routes`` call: ``dense`` and ``bm25`` over the scope
+  (``dense_cjk`` too, the CJK embedder's vectors, for a query holding CJK characters);
   ``entity`` (dense restricted to records tagged with the query's entities); ``speaker``
   (dense restricted to the speakers named in the query); ``time`` (dense restricted to the
   query's time range); ``recent`` (newest first, in the intent's task when it has one; only
@@ -121,8 +122,10 @@ def plan_routes(
     base_filter: RecordFilter,
     session_scope: Scope | None,
     speaker_values: Mapping[str, Sequence[str]],
+    cjk: list[float] | None = None,
 ) -> RoutePlan:
-    """Build the route list for one recall."""
+    """Build the route list for one recall (``cjk``: the query's CJK-embedder vector, for
+    a query holding CJK text on a store with ``dense_cjk`` vectors)."""
     strictness = config.strictness if intent.strictness is None else intent.strictness
     flt = base_filter & strict_filter(intent, strictness)
     enabled = set(config.routes)
@@ -131,6 +134,8 @@ def plan_routes(
     routes: list[RouteQuery] = []
     if "dense" in enabled:
         routes.append(RouteQuery("dense", "dense", dense, limit))
+    if "dense" in enabled and cjk is not None:
+        routes.append(RouteQuery("dense_cjk", "dense_cjk", cjk, limit))
     if "bm25" in enabled and sparse:
         routes.append(RouteQuery("bm25", "bm25", sparse, limit))
     if "entity" in enabled and intent.entities:
