@@ -73,7 +73,6 @@ _UPGRADE_SLACK = 4
 #: long turns (the best by score) that compete as their passage in one packing
 _PASSAGES = 24
 DENSE_ROUTES = frozenset({"dense", "entity", "speaker", "time"})  # scores are cosines
-CJK_ROUTES = frozenset({"dense_cjk"})  # cosines of the CJK embedder (a query with CJK text)
 _ROUTES_WITH_EVIDENCE = frozenset({"bm25", "entity", "speaker", "time", "recent", "buffer"})
 
 
@@ -113,14 +112,13 @@ def score_candidates(
     now: datetime,
     buffer_session: str | None,
     trace: RecallTrace,
-    dense_routes: frozenset[str] = DENSE_ROUTES,
     calibrate: Callable[[float], float] | None = None,
 ) -> list[Scored]:
     """Parse and score the fused pool (best first). Records that must not be shown are cut.
 
-    The cosine of a candidate is its best score on ``dense_routes`` (routes whose scores are
-    cosines in ``query_vector``'s space), else the cosine of its vector, put on the reference
-    scale by ``calibrate`` (``retrieval/calibration.py``) before it meets any threshold."""
+    The cosine of a candidate is its best score on the dense routes (cosines in
+    ``query_vector``'s space), else the cosine of its vector, put on the reference scale by
+    ``calibrate`` (``retrieval/calibration.py``) before it meets any threshold."""
     if not candidates:
         return []
     top = max(c.fused for c in candidates) or 1.0
@@ -140,7 +138,7 @@ def score_candidates(
             ct.outcome = "cut:expired"
             continue
         vec = np.asarray(c.vector, dtype=np.float32) if c.vector else None
-        dense_scores = [v for r, v in c.route_scores.items() if r in dense_routes]
+        dense_scores = [v for r, v in c.route_scores.items() if r in DENSE_ROUTES]
         cos = max(dense_scores) if dense_scores else None
         if cos is None and vec is not None and len(query_vector) == vec.shape[0]:
             cos = float(np.dot(vec, np.asarray(query_vector, dtype=np.float32)))

@@ -53,15 +53,7 @@ from ..tokens import count_tokens
 from .access import AccessLog
 from .cache import RecallCache, scopes_overlap
 from .calibration import Calibration, calibration_for
-from .construct import (
-    CJK_ROUTES,
-    DENSE_ROUTES,
-    Scored,
-    pack,
-    prism_total,
-    score_candidates,
-    select,
-)
+from .construct import Scored, pack, prism_total, score_candidates, select
 from .context import MemoryContext, RecallTrace
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
@@ -319,11 +311,12 @@ class RecallPipeline:
         resolved = self._resolve_intent(query, intent, long_scope, cfg, now)
         trace.intent = resolved.model_dump(mode="json")
         t1 = time.perf_counter()
-        qvec = self._query_vector(query)
-        # a query holding CJK characters is also embedded by the store's CJK embedder: one
-        # more route, and candidates are scored in that embedder's space (docs/multilingual.md)
+        # a query holding CJK characters is embedded by the store's CJK embedder: the dense
+        # routes search the dense_cjk vectors and candidates are scored in that embedder's
+        # space (docs/multilingual.md); any other query by the main embedder
         cjk_emb = self.engine.cjk_embedder if has_cjk(query) else None
         cvec = self._query_vector(query, cjk_emb) if cjk_emb is not None else None
+        qvec = cvec if cvec is not None else self._query_vector(query)
         t2 = time.perf_counter()
         plan = plan_routes(
             intent=resolved,
@@ -360,7 +353,6 @@ class RecallPipeline:
             now=now,
             buffer_session=plan.buffer_session,
             trace=trace,
-            dense_routes=CJK_ROUTES if cvec is not None else DENSE_ROUTES,
             calibrate=cal,
         )
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
