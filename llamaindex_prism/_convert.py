@@ -18,7 +18,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from prism_memory import ConfigError, Memory, MemoryRecord, Scope
+from prism_memory import ConfigError, Memory, MemoryRecord, RemoteMemory, Scope
 from prism_memory.records import Layer
 from prism_memory.retrieval import MemoryContext
 from prism_memory.retrieval.intent import Intent
@@ -65,9 +65,10 @@ NODE_LLM_METADATA_KEYS = ("event_time", "speaker")
 
 
 def check_memory(memory: Any, owner: str) -> Memory:
-    """``memory`` if it is a PRISM :class:`~prism_memory.Memory`, else a :class:`ConfigError`."""
-    if isinstance(memory, Memory):
-        return memory
+    """``memory`` if it is a PRISM :class:`~prism_memory.Memory` (or a
+    :class:`~prism_memory.RemoteMemory`, which has its API), else a :class:`ConfigError`."""
+    if isinstance(memory, (Memory, RemoteMemory)):
+        return memory  # type: ignore[return-value]  # RemoteMemory mirrors Memory's methods
     got = "nothing" if memory is None else type(memory).__name__
     raise ConfigError(
         f"{owner} needs a prism_memory.Memory as its first argument, got {got}; create one with "

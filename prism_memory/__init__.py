@@ -26,14 +26,18 @@ from .config import (
 )
 from .embeddings import Embedder, FakeEmbedder, FastEmbedEmbedder
 from .errors import (
+    AuthenticationError,
     ConfigError,
     EmbeddingDimensionError,
     ExtractionError,
     ImportDataError,
     NotFoundError,
+    PermissionDeniedError,
     PrismError,
     QuarantinedError,
+    RequestLimitError,
     ScopeError,
+    ServiceError,
     StoreError,
     StoreLockedError,
     StoreUnavailableError,
@@ -42,12 +46,14 @@ from .errors import (
 from .llm import ChatModel
 from .memory import Memory
 from .records import Kind, Layer, MemoryRecord, Scope, ScoredRecord
+from .remote import RemoteMemory
 from .results import RememberResult
 from .retrieval import Intent, MemoryContext
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AuthenticationError",
     "BufferConfig",
     "ChatModel",
     "ConfigError",
@@ -66,15 +72,19 @@ __all__ = [
     "MemoryContext",
     "MemoryRecord",
     "NotFoundError",
+    "PermissionDeniedError",
     "PrismConfig",
     "PrismError",
     "QuarantinedError",
     "RememberResult",
+    "RemoteMemory",
+    "RequestLimitError",
     "RetrievalConfig",
     "SafetyConfig",
     "Scope",
     "ScopeError",
     "ScoredRecord",
+    "ServiceError",
     "StoreConfig",
     "StoreError",
     "StoreLockedError",

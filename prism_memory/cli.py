@@ -591,6 +591,42 @@ def _bench_listing() -> str:
     return "\n".join(lines)
 
 
+def cmd_serve(args: argparse.Namespace, embedder: Any) -> int:
+    from .server.app import serve
+    from .server.auth import check_bind, load_keys
+
+    keys = load_keys(args.api_keys, os.environ.get("PRISM_API_KEYS"))
+    check_bind(args.host, keys)  # before the store is opened: a refused bind changes nothing
+    with open_memory(args, embedder=embedder) as m:
+        auth = f"{len(keys)} API keys" if keys else "no API keys (loopback only)"
+        print(
+            f"prism serve: http://{args.host}:{args.port} ({auth}); API /v1, docs /docs, "
+            "MCP /mcp, inspector /",
+            file=sys.stderr,
+            flush=True,
+        )
+        serve(
+            m,
+            host=args.host,
+            port=args.port,
+            keys=keys,
+            max_body_bytes=args.max_body_bytes,
+            max_import_bytes=args.max_import_bytes,
+            request_timeout=args.request_timeout,
+            log_level=args.log_level,
+        )
+    return EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace, embedder: Any) -> int:
+    from .server.mcp import build_mcp_server, fixed_scope
+
+    resolve = fixed_scope(args.user_id, args.agent_id, args.session_id)
+    with open_memory(args, embedder=embedder) as m:
+        build_mcp_server(m, resolve).run("stdio")
+    return EXIT_OK
+
+
 def cmd_bench(args: argparse.Namespace, embedder: Any) -> int:
     if args.bench_help or args.name is None:
         print("usage: prism bench <name> [options]\n\n" + _bench_listing())
@@ -819,6 +855,82 @@ def build_parser() -> argparse.ArgumentParser:
         help="the whole store's point counts instead of a scope's (admin operation)",
     )
     _add_json(p)
+
+    p = command(
+        "serve",
+        "run the memory service: JSON API (/v1, docs at /docs), MCP (/mcp) and the web "
+        "inspector (/) over one store; needs the server extra",
+        cmd_serve,
+    )
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = (
+        "examples:\n"
+        "  prism serve --path ./.prism --api-keys keys.json\n"
+        '  PRISM_API_KEYS=\'{"k-alice-6f1c9d2e": {"user_ids": ["alice"]}}\' '
+        "prism serve --host 0.0.0.0\n"
+        "  curl -H 'Authorization: Bearer KEY' 'localhost:8765/v1/memories?user_id=alice'\n\n"
+        "A key reads and writes only inside its user_ids / agent_ids (admin: every scope); no\n"
+        "key is 401, a foreign scope 403. Python: prism_memory.RemoteMemory(url, api_key=KEY).\n"
+        "Guide: docs/service.md"
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; any other address needs API keys)",
+    )
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    p.add_argument(
+        "--api-keys",
+        dest="api_keys",
+        metavar="FILE",
+        help='JSON file {"<key>": {"user_ids": [...], "agent_ids": [...], "admin": false}}; '
+        "default $PRISM_API_KEYS (that JSON or a path). Without keys every caller is admin "
+        "and only loopback may be bound",
+    )
+    p.add_argument(
+        "--max-body-bytes",
+        dest="max_body_bytes",
+        type=int,
+        default=4 * 1024 * 1024,
+        help="largest request body (default 4 MiB; 413 above)",
+    )
+    p.add_argument(
+        "--max-import-bytes",
+        dest="max_import_bytes",
+        type=int,
+        default=1024**3,
+        help="largest streamed import (POST /v1/import; default 1 GiB)",
+    )
+    p.add_argument(
+        "--request-timeout",
+        dest="request_timeout",
+        type=float,
+        default=60.0,
+        help="seconds before a request that has not started its answer gets 504 (default 60)",
+    )
+    p.add_argument(
+        "--log-level",
+        dest="log_level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="server log level (default warning; info logs every request)",
+    )
+
+    p = command(
+        "mcp",
+        "run the MCP server over stdio (tools remember, recall, search, forget, "
+        "list_memories) in one scope; needs the mcp extra",
+        cmd_mcp,
+    )
+    g = p.add_argument_group("scope of every tool call (user or agent required)")
+    g.add_argument("--user-id", "--user", dest="user_id", help="user id")
+    g.add_argument("--agent-id", "--agent", dest="agent_id", help="agent id")
+    g.add_argument(
+        "--session-id",
+        "--session",
+        dest="session_id",
+        help="session whose recent turns recall adds",
+    )
 
     p = sub.add_parser(
         "bench",

@@ -8,14 +8,18 @@ what went wrong *and* how to fix it. Nothing here shadows a builtin (no ``Memory
 from __future__ import annotations
 
 __all__ = [
+    "AuthenticationError",
     "ConfigError",
     "EmbeddingDimensionError",
     "ExtractionError",
     "ImportDataError",
     "NotFoundError",
+    "PermissionDeniedError",
     "PrismError",
     "QuarantinedError",
+    "RequestLimitError",
     "ScopeError",
+    "ServiceError",
     "StoreError",
     "StoreLockedError",
     "StoreUnavailableError",
@@ -80,6 +84,25 @@ class QuarantinedError(ValidationError):
         super().__init__(message)
         self.record_id = record_id
         self.reason = reason
+
+
+class ServiceError(PrismError):
+    """The memory service (``prism serve``) failed a request for a reason of its own (not one of
+    the library's errors): an internal error, or an answer ``RemoteMemory`` cannot read."""
+
+
+class AuthenticationError(ServiceError):
+    """The memory service got no API key, or one it does not know (HTTP 401)."""
+
+
+class PermissionDeniedError(ServiceError):
+    """The API key is valid but the call names a scope (or an admin operation) the key does
+    not cover (HTTP 403)."""
+
+
+class RequestLimitError(ServiceError):
+    """A request to the memory service was larger (HTTP 413) or slower (HTTP 504) than the
+    server's limits (``prism serve --max-body-bytes / --request-timeout``)."""
 
 
 def pydantic_reason(exc: Exception) -> str:

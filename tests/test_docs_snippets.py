@@ -50,6 +50,10 @@ def _is_program(code: str) -> bool:
 BLOCKS = _blocks()
 
 OVERVIEW = "API overview: one line per call, with `...` and names a reader fills in"
+SERVICE = (
+    "needs a running `prism serve` and its key; tests/integration/test_service_congruence.py and "
+    "test_service_adapters.py make the same calls against one"
+)
 REFERENCE: dict[tuple[str, str], str] = {
     ("README.md", 'm.add(text, kind="fact", layer="semantic", metadata={...}, event_time=dt, entities=[...])  # -> MemoryRecord'): OVERVIEW,
     ("README.md", 'res = m.remember(messages, user_id="alice", session_id="s1", task_id="trip-123", event_time=dt)'): OVERVIEW,
@@ -60,6 +64,9 @@ REFERENCE: dict[tuple[str, str], str] = {
     ("docs/write-path.md", 'm.remember("My budget is 500 a night", user_id="alice")'): "continues the `m` of the first block; its values are in the comments",
     ("docs/write-path.md", 'm.task("trip-123", user_id="alice", goal="Kyoto in May", constraints=["<= 800/night"])'): OVERVIEW,
     ("docs/write-path.md", 'm.consolidate(user_id="alice")          # episodic turns -> summary records (idempotent)'): OVERVIEW,
+    ("README.md", "from prism_memory import RemoteMemory"): SERVICE,
+    ("docs/service.md", "from prism_memory import RemoteMemory"): SERVICE,
+    ("docs/service.md", "from langchain_prism import PrismRetriever, PrismChatMessageHistory"): SERVICE,
 }  # fmt: skip
 
 # The providers a snippet may construct, swapped for LangChain's fakes before the block runs.

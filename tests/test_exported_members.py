@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # they receive, the errors they catch and the protocols they implement (plus the shipped test
 # double and the default embedder). Adding a name here is a decision: it becomes API.
 PRISM_MEMORY_ALL = [
+    "AuthenticationError",
     "BufferConfig",
     "ChatModel",
     "ConfigError",
@@ -35,15 +36,19 @@ PRISM_MEMORY_ALL = [
     "MemoryContext",
     "MemoryRecord",
     "NotFoundError",
+    "PermissionDeniedError",
     "PrismConfig",
     "PrismError",
     "QuarantinedError",
     "RememberResult",
+    "RemoteMemory",
+    "RequestLimitError",
     "RetrievalConfig",
     "SafetyConfig",
     "Scope",
     "ScopeError",
     "ScoredRecord",
+    "ServiceError",
     "StoreConfig",
     "StoreError",
     "StoreLockedError",

@@ -1,0 +1,219 @@
+"""The ASGI application of ``prism serve``: the JSON API, MCP at ``/mcp`` and the inspector.
+
+Design:
+- :func:`create_app` composes the parts over one ``Memory`` it is given (and does not own):
+  ``routes.router`` (``/v1``), ``inspector.router`` (``/``) and, when the ``mcp`` extra is
+  installed, the MCP SDK's streamable-HTTP endpoint (``/mcp``) behind the same API keys.
+  :func:`serve` opens the ``Memory``, checks the bind address against the keys, runs uvicorn
+  and closes the store (flushed) on shutdown.
+- Errors: a :class:`~prism_memory.errors.PrismError` answers with its class name, message and
+  status (:mod:`prism_memory.wire`); a malformed body answers 422 ``ValidationError`` naming
+  the field; anything else 500 ``ServiceError`` without a traceback (logged on the server).
+- Limits: body size and time to answer (:mod:`.limits`) wrap everything but MCP's own stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any
+
+from ..errors import AuthenticationError, PrismError, ValidationError
+from ..memory import Memory
+from ..wire import error_to_json, status_of
+from .auth import KeyRing, check_bind
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_IMPORT_BYTES",
+    "DEFAULT_TIMEOUT",
+    "create_app",
+    "serve",
+]
+
+log = logging.getLogger("prism_memory.server")
+
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+DEFAULT_MAX_IMPORT_BYTES = 1024 * 1024 * 1024
+DEFAULT_TIMEOUT = 60.0
+
+
+def _require_server_extra() -> None:
+    try:
+        import fastapi  # noqa: F401
+        import jinja2  # noqa: F401
+        import multipart  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"prism serve needs the server extra ({exc.name} is missing): "
+            "pip install 'prism-memory[server]'"
+        ) from exc
+
+
+def _mcp_asgi(memory: Memory, keys: KeyRing | None, host: str) -> tuple[Any, Any] | None:
+    """The MCP endpoint (an ASGI app) and its session manager, or ``None`` without the SDK."""
+    try:
+        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+    except ImportError:
+        log.warning("MCP is off: pip install 'prism-memory[mcp]' to serve it at /mcp")
+        return None
+    from .mcp import build_mcp_server, key_scope
+
+    server = build_mcp_server(memory, key_scope(keys))
+    # builds the session manager (stateless JSON: any call, any worker, one POST each)
+    server.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
+    )
+    manager = server.session_manager
+    endpoint = StreamableHTTPASGIApp(manager)
+
+    class Guarded:
+        """The MCP endpoint behind the API keys (an ASGI app, not a request handler)."""
+
+        async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+            # the same keys as the API: no MCP session starts without one
+            if keys is not None and scope["type"] == "http":
+                headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+                try:
+                    keys.authenticate(headers.get("authorization"))
+                except AuthenticationError as exc:
+                    from starlette.responses import JSONResponse
+
+                    await JSONResponse(error_to_json(exc), status_code=401)(scope, receive, send)
+                    return
+            await endpoint(scope, receive, send)
+
+    return Guarded(), manager
+
+
+def create_app(
+    memory: Memory,
+    *,
+    keys: KeyRing | None = None,
+    host: str = "127.0.0.1",
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
+    request_timeout: float = DEFAULT_TIMEOUT,
+    mcp: bool = True,
+) -> Any:
+    """The service's ASGI app over ``memory`` (which the caller keeps and closes).
+
+    >>> from prism_memory import Memory
+    >>> from prism_memory.server import create_app, load_keys
+    >>> app = create_app(Memory(path="./.prism"), keys=load_keys("keys.json"))  # doctest: +SKIP
+    >>> # uvicorn.run(app, host="127.0.0.1", port=8765)
+    """
+    _require_server_extra()
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+    from starlette.routing import Route
+
+    from .. import __version__
+    from . import inspector, routes
+    from .limits import LimitsMiddleware
+
+    mounted = _mcp_asgi(memory, keys, host) if mcp else None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        if mounted is None:
+            yield
+        else:
+            async with mounted[1].run():
+                yield
+
+    app = FastAPI(
+        title="PRISM memory service",
+        version=__version__,
+        summary="Long-term memory for LLM agents over HTTP: the prism_memory.Memory API, "
+        "scoped by API key.",
+        lifespan=lifespan,
+    )
+    app.state.memory = memory
+    app.state.keys = keys
+
+    @app.exception_handler(PrismError)
+    async def prism_error(request: Request, exc: PrismError) -> JSONResponse:
+        return JSONResponse(error_to_json(exc), status_code=status_of(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_body(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
+        exc2 = ValidationError(
+            f"{where}: {first.get('msg', 'invalid')}; see /docs for the request schema"
+        )
+        return JSONResponse(error_to_json(exc2), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        name = {404: "NotFoundError", 405: "ValidationError"}.get(exc.status_code, "ServiceError")
+        message = f"{request.method} {request.url.path}: {exc.detail}; see /docs for the routes"
+        return JSONResponse(
+            {"error": name, "message": message, "status": exc.status_code},
+            status_code=exc.status_code,
+        )
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error in %s %s", request.method, request.url.path)
+        return JSONResponse(error_to_json(exc), status_code=500)
+
+    app.include_router(routes.router)
+    app.include_router(inspector.router)
+    if mounted is not None:
+        app.router.routes.append(
+            Route("/mcp", endpoint=mounted[0], methods=["GET", "POST", "DELETE"])
+        )
+
+    limited: Callable[..., Awaitable[None]] = LimitsMiddleware(
+        app,
+        max_body_bytes=max_body_bytes,
+        timeout=request_timeout,
+        large=("/v1/import",),
+        max_large_bytes=max_import_bytes,
+        untimed=("/mcp", "/v1/import"),
+    )
+    limited.fastapi = app  # type: ignore[attr-defined]  # tests and embedders reach the app
+    return limited
+
+
+def serve(
+    memory: Memory,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    keys: KeyRing | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
+    request_timeout: float = DEFAULT_TIMEOUT,
+    log_level: str = "warning",
+) -> None:
+    """Serve ``memory`` until interrupted (``prism serve``). The caller closes ``memory``
+    afterwards (which flushes the store).
+
+    >>> serve(Memory(path="./.prism"), port=8765, keys=load_keys("keys.json"))  # doctest: +SKIP
+    """
+    _require_server_extra()
+    import uvicorn
+
+    check_bind(host, keys)
+    # load the embedding model, tokenizer and store indexes now, so /v1/health answers only once
+    # the first real call will be fast (a recall in a scope nobody uses writes nothing)
+    memory.recall("warm up", user_id="prism-serve-warm-up", budget_tokens=50)
+    app = create_app(
+        memory,
+        keys=keys,
+        host=host,
+        max_body_bytes=max_body_bytes,
+        max_import_bytes=max_import_bytes,
+        request_timeout=request_timeout,
+    )
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, lifespan="on", timeout_graceful_shutdown=5
+    )
+    uvicorn.Server(config).run()
