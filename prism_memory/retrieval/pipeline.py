@@ -381,7 +381,7 @@ class RecallPipeline:
         items, text, tokens = pack(selected, query=query, budget_tokens=budget_tokens, config=cfg)
         missing = [i.record.id for i in items if i.record.id not in vectors]
         if missing:
-            vectors.update(self.engine.store.get_vectors(missing, long_scope, vector=space))
+            vectors.update(_vectors(self.engine.store, missing, long_scope, space))
         for item in items:
             item.relevance = relevance(svec, vectors.get(item.record.id))
         t4 = time.perf_counter()
@@ -574,9 +574,22 @@ def _filled(
     """The pool with each record's payload, and the pool's dense vectors, fetched in one call:
     the routes ran without payloads (loading them is most of a route's cost when records are
     long, and most hits do not make the pool). A record deleted in between is left out."""
-    points = store.get_points([c.id for c in candidates], scope, vector=vector)
+    ids = [c.id for c in candidates]
+    # a store of the caller's written before named vectors other than dense: no keyword
+    points = (
+        store.get_points(ids, scope)
+        if vector == DENSE_VECTOR
+        else store.get_points(ids, scope, vector=vector)
+    )
     vectors = {i: p.vector for i, p in points.items() if p.vector}
     return with_payloads(candidates, points), vectors
+
+
+def _vectors(store: Any, ids: list[str], scope: Scope, vector: str) -> dict[str, list[float]]:
+    """``store.get_vectors`` of the named vector (the keyword only when it is not ``dense``)."""
+    if vector == DENSE_VECTOR:
+        return dict(store.get_vectors(ids, scope))
+    return dict(store.get_vectors(ids, scope, vector=vector))
 
 
 def _pool(candidates: list[Candidate], size: int) -> list[Candidate]:
