@@ -100,3 +100,22 @@ def test_qdrant_client_collection_records_the_tokenizer() -> None:
         sparse_vectors_config={"bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)},
     )
     assert QdrantStore(dim=8, client=client, collection="old").sparse_version == 1
+
+
+def test_a_long_chinese_turn_yields_the_passage_the_query_needs() -> None:
+    from prism_memory.retrieval.text import compress_text, content_terms, split_sentences
+
+    turn = (
+        "今天天气很好，我们在公园里散步了很久。后来去了一家新开的咖啡馆，环境很安静。"
+        "对了，我妹妹下个月要搬到成都去工作！晚上我们一起吃了火锅，聊得很开心。"
+    )
+    assert len(split_sentences(turn)) == 4
+    shown, compressed = compress_text(turn, content_terms("我妹妹要搬到哪里？"), 30)
+    assert compressed and shown == "对了，我妹妹下个月要搬到成都去工作！"
+    # English sentences and terms are what they were
+    assert split_sentences("Hi! I moved. [shares an image]") == [
+        "Hi!",
+        "I moved.",
+        "[shares an image]",
+    ]
+    assert content_terms("She painted sunrises at the lake") == {"lake", "paint", "sunris"}
