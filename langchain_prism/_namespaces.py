@@ -42,9 +42,12 @@ from prism_memory.errors import ValidationError
 from prism_memory.stores.filters import DOLLAR_OPS
 
 __all__ = [
+    "USER_PLACEHOLDER",
+    "check_user_namespace",
     "decode_value",
     "encode_namespace",
     "encode_value",
+    "fill_user_namespace",
     "item_record_id",
     "legacy_item_record_id",
     "legacy_registry_record_id",
@@ -54,12 +57,65 @@ __all__ = [
     "prefix_user_id",
     "registry_record_id",
     "truncate_namespace",
+    "user_of_namespace",
 ]
 
 _ITEM_NS = uuid.UUID("0f4b5a52-9d0c-4b8e-8a57-2a3c9e4d1b60")
 _MAX_USER_ID = 500
 _TAG = "$t"
 _INT64 = 2**63
+
+
+#: the segment of a ``user_namespace`` template that stands for the user id
+USER_PLACEHOLDER = "{user_id}"
+
+
+def check_user_namespace(template: Any) -> tuple[str, ...] | None:
+    """A ``user_namespace`` template validated: ``None``, or a tuple of string segments with
+    exactly one ``"{user_id}"`` segment (LangMem's convention is ``("memories", "{user_id}")``).
+
+    >>> check_user_namespace(["memories", "{user_id}"])
+    ('memories', '{user_id}')
+    """
+    if template is None:
+        return None
+    if (
+        not isinstance(template, (tuple, list))
+        or not template
+        or not all(isinstance(seg, str) and seg for seg in template)
+        or list(template).count(USER_PLACEHOLDER) != 1
+    ):
+        raise ValidationError(
+            f"user_namespace must be a tuple of non-empty strings with exactly one "
+            f"{USER_PLACEHOLDER!r} segment, such as ('memories', {USER_PLACEHOLDER!r}) "
+            f"(LangMem's convention), or None; got {template!r}"
+        )
+    return tuple(template)
+
+
+def user_of_namespace(template: Sequence[str] | None, namespace: Sequence[str]) -> str | None:
+    """The user id ``namespace`` holds at the template's ``"{user_id}"`` segment when every
+    other segment matches exactly (``None`` otherwise, or without a template).
+
+    >>> user_of_namespace(("memories", "{user_id}"), ("memories", "carol"))
+    'carol'
+    >>> user_of_namespace(("memories", "{user_id}"), ("memories", "carol", "x")) is None
+    True
+    """
+    if template is None or len(namespace) != len(template):
+        return None
+    user: str | None = None
+    for seg, pattern in zip(namespace, template):
+        if pattern == USER_PLACEHOLDER:
+            user = seg
+        elif seg != pattern:
+            return None
+    return user if user else None
+
+
+def fill_user_namespace(template: Sequence[str], user_id: str) -> tuple[str, ...]:
+    """The namespace of ``user_id`` under ``template``."""
+    return tuple(user_id if seg == USER_PLACEHOLDER else seg for seg in template)
 
 
 def encode_namespace(namespace: Sequence[str]) -> str:

@@ -150,31 +150,7 @@ def recall_outside_session(
     record, of any layer, whose text is one of ``thread_texts`` (the messages already in the
     prompt) are left out and the context is rendered again without them.
     """
-    from prism_memory.records import Layer
-    from prism_memory.retrieval import MemoryContext
-    from prism_memory.retrieval.render import render
-    from prism_memory.tokens import count_tokens
-
     session = scope.get("session_id")
     long_term = {k: v for k, v in scope.items() if k != "session_id"}
-    ctx = memory.recall(query, **long_term, **kwargs)
-    texts = {" ".join(t.split()) for t in thread_texts if t and t.strip()}
-
-    def in_thread(record: Any) -> bool:
-        turn = record.layer == Layer.BUFFER or "role" in record.metadata
-        if session is not None and turn and record.session_id == session:
-            return True
-        return " ".join(record.text.split()) in texts
-
-    keep = [item for item in ctx.items if not in_thread(item.record)]
-    if len(keep) == len(ctx.items):
-        return ctx
-    text = render(keep)
-    return MemoryContext(
-        text,
-        [item.record for item in keep],
-        count_tokens(text) if text else 0,
-        ctx.budget_tokens,
-        ctx.trace,
-        keep,
-    )
+    texts = [t for t in thread_texts if t]
+    return memory.recall(query, **long_term, thread_session=session, thread_texts=texts, **kwargs)

@@ -51,9 +51,12 @@ from contextvars import ContextVar
 from typing import Any
 
 from langchain_prism._namespaces import (
+    USER_PLACEHOLDER,
+    check_user_namespace,
     decode_value,
     encode_namespace,
     encode_value,
+    fill_user_namespace,
     item_record_id,
     matches_filter,
     matches_namespace,
@@ -61,6 +64,7 @@ from langchain_prism._namespaces import (
     prefix_user_id,
     registry_record_id,
     truncate_namespace,
+    user_of_namespace,
 )
 from prism_memory.errors import QuarantinedError
 from prism_memory.records import MemoryRecord, Scope, Trust
@@ -91,7 +95,7 @@ __all__ = ["PrismStore"]
 
 log = logging.getLogger("prism_memory")
 
-LAYOUT = 2
+LAYOUT = 3
 LAYOUT_USER_ID = "prism-store-layout"
 LEGACY_REGISTRY_USER_ID = "prism-store-namespaces"  # the first layout's registry scope
 _MAX_TEXT = 20_000
@@ -99,6 +103,7 @@ _PAGE = 10_000
 # an item's address (namespace and key) is an identifier, like a scope id: never redacted
 _ADDRESS = ("ns", "namespace", "key")
 _ITEM, _NAMESPACE = "item", "namespace"
+_FACET = 1_000_000  # every user of a store in one facet
 _LAYOUT_NS = uuid.UUID("6a1c3e5f-0b7d-4f2a-9c8e-1d3b5a7c9e0f")
 
 _seq_lock = threading.Lock()
@@ -117,16 +122,17 @@ def _prefixes(namespace: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [namespace[:i] for i in range(len(namespace) + 1)]
 
 
-def _flatten(value: Any, prefix: str = "") -> Iterator[str]:
-    """``key: value`` lines for every scalar leaf (what the whole-value index embeds)."""
+def _flatten(value: Any, prefix: str = "", labels: bool = True) -> Iterator[str]:
+    """``key: value`` lines for every scalar leaf (what the whole-value index embeds); with
+    ``labels=False`` the values alone (a user's memory reads as what it says)."""
     if isinstance(value, Mapping):
         for k, v in value.items():
-            yield from _flatten(v, f"{prefix}{k}." if prefix or k else prefix)
+            yield from _flatten(v, f"{prefix}{k}." if prefix or k else prefix, labels)
     elif isinstance(value, (list, tuple, set, frozenset)):
         for v in value:
-            yield from _flatten(v, prefix)
+            yield from _flatten(v, prefix, labels)
     elif value is not None and str(value).strip():
-        label = prefix.rstrip(".")
+        label = prefix.rstrip(".") if labels else ""
         yield f"{label}: {value}" if label else str(value)
 
 
@@ -137,7 +143,9 @@ def _texts_at(value: Mapping[str, Any], path: str) -> list[str]:
         return get_text_at_path(json.loads(json.dumps(value, default=str)), path)
 
 
-def index_text(value: Mapping[str, Any], fields: list[str] | None) -> tuple[str, bool]:
+def index_text(
+    value: Mapping[str, Any], fields: list[str] | None, *, labels: bool = True
+) -> tuple[str, bool]:
     """The text a value is embedded as (its indexed fields, one per line) and whether it is
     indexed at all: as in ``InMemoryStore``, when a field path yields a text (the whole value,
     ``"$"``, always does). ``fields=None`` or ``[]``: not indexed."""
@@ -146,7 +154,7 @@ def index_text(value: Mapping[str, Any], fields: list[str] | None) -> tuple[str,
     for path in fields or ():
         if path == "$":
             indexed = True
-            whole = list(_flatten(value))
+            whole = list(_flatten(value, labels=labels))
             lines.extend(whole or [json.dumps(value, default=str, ensure_ascii=False)])
         else:
             texts = _texts_at(value, path)
@@ -204,8 +212,11 @@ class PrismStore(BaseStore):
         source: str = "system",
         screen: bool = False,
         score_threshold: float | None = None,
+        user_namespace: tuple[str, ...] | None = ("memories", USER_PLACEHOLDER),
     ) -> None:
         self.memory = check_memory(memory, "PrismStore")
+        #: the namespace template whose items are part of a user's memory (``None``: none)
+        self.user_namespace = check_user_namespace(user_namespace)
         #: query searches drop hits whose ``score`` (relevance in [0, 1]) is below this
         self.score_threshold = check_score_threshold(score_threshold)
         Scope.of(agent_id=agent_id)  # validate early
@@ -221,8 +232,18 @@ class PrismStore(BaseStore):
 
     # -- scopes -------------------------------------------------------------------------
     def scope_of(self, namespace: tuple[str, ...]) -> dict[str, str]:
-        """The PRISM scope holding the items of ``namespace`` (see the module docstring)."""
-        return {"user_id": namespace_user_id(namespace), "agent_id": self.agent_id}
+        """The PRISM scope holding the items of ``namespace`` (see the module docstring): the
+        user's own scope for a namespace of the ``user_namespace`` template (``("memories",
+        "carol")`` -> ``user_id="carol"``), else a store-only scope."""
+        return {"user_id": self._scope_user(namespace), "agent_id": self.agent_id}
+
+    def user_of(self, namespace: tuple[str, ...]) -> str | None:
+        """The user whose memory ``namespace`` is part of (``None`` for other namespaces)."""
+        return user_of_namespace(self.user_namespace, namespace)
+
+    def _scope_user(self, namespace: tuple[str, ...]) -> str:
+        user = self.user_of(namespace)
+        return user if user is not None else namespace_user_id(namespace)
 
     def _store_scope(self) -> Scope:
         """Every record of this store: the items of all namespaces and the registry."""
@@ -235,7 +256,7 @@ class PrismStore(BaseStore):
             if not isinstance(op, (GetOp, SearchOp, PutOp, ListNamespacesOp)):
                 raise ValueError(f"Unknown operation type: {type(op)}")
             _validate_op(op)
-        self.memory._check_open()
+        self.memory.record_store.check_open()
         self._check_layout()
         results: list[Result] = [None] * len(ops)
         gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
@@ -327,12 +348,11 @@ class PrismStore(BaseStore):
         }
         return SearchItem(**kwargs, score=score) if search else Item(**kwargs)
 
-    @staticmethod
-    def _is_item(record: MemoryRecord, namespace: tuple[str, ...], key: str) -> bool:
+    def _is_item(self, record: MemoryRecord, namespace: tuple[str, ...], key: str) -> bool:
         meta = record.metadata
         return (
             meta.get("prism_store") == _ITEM
-            and record.user_id == namespace_user_id(namespace)
+            and record.user_id == self._scope_user(namespace)
             and meta.get("ns") == encode_namespace(namespace)
             and meta.get("key") == key
         )
@@ -340,7 +360,7 @@ class PrismStore(BaseStore):
     def _get_many(self, keys: list[tuple[tuple[str, ...], str]]) -> list[Item | None]:
         """The items at ``keys``: one store read for all of them."""
         ids = [item_record_id(self.agent_id, ns, key) for ns, key in keys]
-        got = self.memory.store.get(list(dict.fromkeys(ids)), self._store_scope())
+        got = self.memory.record_store.get(list(dict.fromkeys(ids)), self._store_scope())
         found = {r.id: r for r in got}
         out: list[Item | None] = []
         for rid, (ns, key) in zip(ids, keys):
@@ -357,10 +377,12 @@ class PrismStore(BaseStore):
     def _fixed_vector(self) -> list[float]:
         """The dense vector of records never searched by meaning (registry, unindexed items):
         no embedding call for them."""
-        return [1.0] + [0.0] * (self.memory.embedder.dim - 1)
+        return [1.0] + [0.0] * (self.memory.record_store.dim - 1)
 
     def _registry_entries(self, namespace: tuple[str, ...], seq: int) -> list[MemoryRecord]:
         entries: list[MemoryRecord] = []
+        if self.user_of(namespace) is not None:
+            return entries  # a user namespace is listed from its items (the user's scope)
         for prefix in _prefixes(namespace):
             entries.append(
                 self.memory.build_record(
@@ -386,12 +408,16 @@ class PrismStore(BaseStore):
         with self._lock:
             ids = [item_record_id(agent, ns, key) for ns, key in puts]
             ids += [registry_record_id(agent, ns, ns) for ns in namespaces]
-            existing = {r.id: r for r in self.memory.store.get(ids, self._store_scope())}
+            existing = {r.id: r for r in self.memory.record_store.get(ids, self._store_scope())}
             ns_seq: dict[tuple[str, ...], int] = {}
             registered: set[tuple[str, ...]] = set()
             for ns in namespaces:  # in the order the batch first touches them, as InMemoryStore
                 entry = existing.get(registry_record_id(agent, ns, ns))
-                if entry is not None and entry.metadata.get("prism_store") == _NAMESPACE:
+                if self.user_of(ns) is not None:  # no registry: its items carry the order
+                    live = self._user_namespace_seq(ns)
+                    ns_seq[ns] = live if live is not None else _next_seq()
+                    registered.add(ns)
+                elif entry is not None and entry.metadata.get("prism_store") == _NAMESPACE:
                     ns_seq[ns] = int(entry.metadata.get("seq") or _ns_time(entry))
                     registered.add(ns)
                 else:
@@ -408,12 +434,10 @@ class PrismStore(BaseStore):
                     not self._is_item(old, ns, key) or old.provenance.trust == Trust.QUARANTINED
                 ):
                     old = None  # a quarantined item was never served: this put creates the key
-                items.append(self._item_record(ns, key, op, old))
+                items.append(self._item_record(ns, key, op, old, ns_seq[ns]))
             if deleted:
                 gone = [rid for rids in deleted.values() for rid in rids]
-                self.memory.store.delete(gone, self._store_scope())
-                for ns in deleted:
-                    self.memory._notify_write(Scope.of(**self.scope_of(ns)))
+                self.memory.record_store.delete(gone, self._store_scope())
             written = self._write(items, ns_seq, registered)
             refilled = {tuple(r.metadata["namespace"]) for r in items}
             for ns in deleted:
@@ -431,8 +455,33 @@ class PrismStore(BaseStore):
                     reason=record.provenance.reason,
                 )
 
+    def _user_namespace_seq(self, namespace: tuple[str, ...]) -> int | None:
+        """When a user namespace became non-empty (``None`` if it is empty): its items carry
+        it, as the registry entry does for other namespaces."""
+        page, _ = self.memory.record_store.scroll(
+            Scope.of(**self.scope_of(namespace)), self._ns_filter([namespace]), limit=1
+        )
+        if not page:
+            return None
+        meta = page[0].metadata
+        return int(meta.get("ns_seq") or meta.get("seq") or 0) or None
+
+    def _ns_filter(self, namespaces: Iterable[tuple[str, ...]]) -> RecordFilter | None:
+        """Items of exactly these namespaces (whatever their scope)."""
+        return parse_filters(
+            {
+                "metadata.prism_store": _ITEM,
+                "metadata.ns": [encode_namespace(ns) for ns in namespaces],
+            }
+        )
+
     def _item_record(
-        self, namespace: tuple[str, ...], key: str, op: PutOp, old: MemoryRecord | None
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        op: PutOp,
+        old: MemoryRecord | None,
+        ns_seq: int,
     ) -> MemoryRecord:
         value = dict(op.value or {})
         if self.memory.config.safety.redact_pii:  # before the text is built from it
@@ -441,7 +490,11 @@ class PrismStore(BaseStore):
         if op.index is False:
             text, indexed = "", False
         else:
-            text, indexed = index_text(value, self.index_fields if op.index is None else op.index)
+            text, indexed = index_text(
+                value,
+                self.index_fields if op.index is None else op.index,
+                labels=self.user_of(namespace) is None,
+            )
         seq = old.metadata.get("seq") if old is not None else None
         record: MemoryRecord = self.memory.build_record(
             text or key,
@@ -457,6 +510,8 @@ class PrismStore(BaseStore):
                 "value": encoded,
                 "indexed": "yes" if indexed else "no",
                 "seq": int(seq) if isinstance(seq, int) else _next_seq(),
+                "ns_seq": ns_seq,
+                "user_ns": "yes" if self.user_of(namespace) is not None else "no",
             },
             record_id=item_record_id(self.agent_id, namespace, key),
         )
@@ -489,21 +544,23 @@ class PrismStore(BaseStore):
         dense = {r.id: vec for r in items if r.metadata["indexed"] == "no"}
         dense.update((e.id, vec) for e in entries)
         if self.screen:  # items are screened, the registry never
-            written: list[MemoryRecord] = self.memory._write_records(
+            written: list[MemoryRecord] = self.memory.record_store.write(
                 keep_metadata=_ADDRESS, records=items, dense=dense, screen=True
             )
             if entries:
-                self.memory._write_records(
+                self.memory.record_store.write(
                     keep_metadata=_ADDRESS, records=entries, dense=dense, screen=False
                 )
         else:
             written = items
-            self.memory._write_records(
+            self.memory.record_store.write(
                 keep_metadata=_ADDRESS, records=[*items, *entries], dense=dense, screen=False
             )
-        known = [ns for ns in namespaces if ns in registered]
+        known = [ns for ns in namespaces if ns in registered and self.user_of(ns) is None]
         ids = [registry_record_id(self.agent_id, ns, ns) for ns in known]
-        present = {r.id for r in self.memory.store.get(ids, self._store_scope())} if ids else set()
+        present = (
+            {r.id for r in self.memory.record_store.get(ids, self._store_scope())} if ids else set()
+        )
         lost = [
             e
             for ns, rid in zip(known, ids)
@@ -511,7 +568,7 @@ class PrismStore(BaseStore):
             for e in self._registry_entries(ns, ns_seq[ns])
         ]
         if lost:
-            self.memory._write_records(
+            self.memory.record_store.write(
                 keep_metadata=_ADDRESS, records=lost, dense={e.id: vec for e in lost}, screen=False
             )
         return written
@@ -519,15 +576,17 @@ class PrismStore(BaseStore):
     def _unregister_if_empty(self, namespace: tuple[str, ...], seq: int | None) -> None:
         """Drop the registry entries of a namespace left without items. A put from another
         store may land between the count and the delete: count again and put them back."""
+        if self.user_of(namespace) is not None:
+            return  # no registry entries to drop
         scope = Scope.of(**self.scope_of(namespace))
-        if self.memory.store.count(scope) > 0:
+        if self.memory.record_store.count(scope) > 0:
             return
         ids = [registry_record_id(self.agent_id, p, namespace) for p in _prefixes(namespace)]
-        self.memory.store.delete(ids, self._store_scope())
-        if self.memory.store.count(scope) > 0:
+        self.memory.record_store.delete(ids, self._store_scope())
+        if self.memory.record_store.count(scope) > 0:
             entries = self._registry_entries(namespace, seq if seq is not None else _next_seq())
             vec = self._fixed_vector()
-            self.memory._write_records(
+            self.memory.record_store.write(
                 keep_metadata=_ADDRESS,
                 records=entries,
                 dense={e.id: vec for e in entries},
@@ -538,7 +597,7 @@ class PrismStore(BaseStore):
     def _pages(self, scope: Scope, flt: RecordFilter | None) -> Iterator[MemoryRecord]:
         cursor: str | None = None
         while True:
-            page, cursor = self.memory.store.scroll(scope, flt, limit=_PAGE, cursor=cursor)
+            page, cursor = self.memory.record_store.scroll(scope, flt, limit=_PAGE, cursor=cursor)
             yield from page
             if cursor is None:
                 return
@@ -556,7 +615,46 @@ class PrismStore(BaseStore):
                 and len(ns) >= max(1, len(prefix))
             ):
                 out[ns] = int(r.metadata.get("seq") or 0)
+        out.update(self._user_namespaces_under(prefix))
         return out
+
+    def _user_namespaces_under(self, prefix: tuple[str, ...]) -> dict[tuple[str, ...], int]:
+        """The non-empty user namespaces under ``prefix``: read from the items themselves (a
+        facet of ``user_id`` over this store's user-namespace items, or one count when the
+        prefix names the user), so a user's deletion leaves nothing to list. Their order keys
+        are on the items (``ns_seq``); 0 here."""
+        template = self.user_namespace
+        if template is None or len(prefix) > len(template):
+            return {}
+        pos = template.index(USER_PLACEHOLDER)
+        if any(seg != template[i] for i, seg in enumerate(prefix) if i != pos):
+            return {}
+        flt = parse_filters({"metadata.prism_store": _ITEM, "metadata.user_ns": "yes"})
+        store = self.memory.record_store
+        if len(prefix) > pos:
+            user = prefix[pos]
+            scope = Scope.of(user_id=user, agent_id=self.agent_id)
+            users = [user] if user and store.count(scope, flt) > 0 else []
+        else:
+            users = [u for u, n in store.facet("user_id", self._store_scope(), flt, limit=_FACET)]
+        return {fill_user_namespace(template, u): 0 for u in users}
+
+    def _live(self, namespaces: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        """The registry's namespaces that still hold items. A scope deleted by hand (e.g.
+        ``memory.delete_all(**store.scope_of(ns))``) leaves registry entries behind: they are
+        dropped here, so ``list_namespaces`` never lists a namespace with no items."""
+        live: list[tuple[str, ...]] = []
+        for ns in namespaces:
+            if self.user_of(ns) is not None:
+                live.append(ns)  # read from its items
+            elif self.memory.record_store.count(
+                Scope.of(**self.scope_of(ns)), self._ns_filter([ns])
+            ):
+                live.append(ns)
+            else:
+                with self._lock:
+                    self._unregister_if_empty(ns, None)
+        return live
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         prefix: tuple[str, ...] | None = None
@@ -572,7 +670,7 @@ class PrismStore(BaseStore):
         if "*" in literal:
             literal = literal[: literal.index("*")]
         found = self._namespaces_under(literal)
-        matching = [ns for ns in found if matches_namespace(ns, prefix, suffix)]
+        matching = self._live(ns for ns in found if matches_namespace(ns, prefix, suffix))
         out = sorted({truncate_namespace(ns, op.max_depth) for ns in matching})
         return out[op.offset : op.offset + op.limit]
 
@@ -580,7 +678,7 @@ class PrismStore(BaseStore):
     def _item_filter(
         self, namespaces: Iterable[tuple[str, ...]], extra: dict[str, Any]
     ) -> RecordFilter:
-        users = RecordFilter.any_of("user_id", [namespace_user_id(ns) for ns in namespaces])
+        users = RecordFilter.any_of("user_id", [self._scope_user(ns) for ns in namespaces])
         flt = parse_filters({"metadata.prism_store": _ITEM, **extra})
         visible: RecordFilter = self.memory.visible_filter()
         return visible & users & flt
@@ -602,7 +700,7 @@ class PrismStore(BaseStore):
         ]
         records.sort(
             key=lambda r: (
-                order[r.metadata["ns"]],
+                order[r.metadata["ns"]] or int(r.metadata.get("ns_seq") or 0),
                 r.metadata["ns"],
                 int(r.metadata.get("seq") or 0),
                 r.metadata["key"],
@@ -630,15 +728,11 @@ class PrismStore(BaseStore):
             unscored = [r for r in passing if r.metadata.get("indexed") == "no"]
         ranked: list[tuple[float | None, MemoryRecord]] = []
         if need > 0 and extra.get("id", True):
-            query_vec = self.memory.embedder.embed_query(op.query)
-            hits = self.memory.store.hybrid_query(
+            hits = self.memory.record_store.query(
+                op.query,
                 self._store_scope(),
-                query_vec,
-                self.memory.sparse.query(op.query),
                 self._item_filter(namespaces, extra),
                 limit=need,
-                prefetch_limit=max(need * 4, 32),
-                rrf_k=self.memory.config.retrieval.rrf_k,
                 score_threshold=threshold,
             )
             ranked = [(h.score, h.record) for h in hits[max(op.offset, 0) : need]]
@@ -659,9 +753,14 @@ class PrismStore(BaseStore):
             if self._layout_checked:
                 return
             scope = Scope.of(user_id=LAYOUT_USER_ID, agent_id=self.agent_id)
-            marker_id = str(uuid.uuid5(_LAYOUT_NS, json.dumps([self.agent_id, LAYOUT])))
-            if not self.memory.store.get([marker_id], scope):
+            marker_id = str(
+                uuid.uuid5(
+                    _LAYOUT_NS, json.dumps([self.agent_id, LAYOUT, list(self.user_namespace or ())])
+                )
+            )
+            if not self.memory.record_store.get([marker_id], scope):
                 self._migrate()
+                self._move_user_namespaces()
                 marker = self.memory.build_record(
                     f"PrismStore layout {LAYOUT}",
                     scope,
@@ -671,13 +770,47 @@ class PrismStore(BaseStore):
                     metadata={"prism_store": "layout", "layout": LAYOUT},
                     record_id=marker_id,
                 )
-                self.memory._write_records(
+                self.memory.record_store.write(
                     keep_metadata=_ADDRESS,
                     records=[marker],
                     dense={marker_id: self._fixed_vector()},
                     screen=False,
                 )
             self._layout_checked = True
+
+    def _move_user_namespaces(self) -> None:
+        """Layout 3: items of ``user_namespace`` namespaces written under a store-only scope
+        (``ns:...``) move into their user's scope (same ids and vectors, so each upsert
+        replaces the point), and their registry entries go: the user's memory now holds them.
+        Idempotent, like :meth:`_migrate`."""
+        template = self.user_namespace
+        if template is None:
+            return
+        store = self.memory.record_store
+        earlier = parse_filters({"metadata.prism_store": _ITEM, "metadata.user_ns": {"$ne": "yes"}})
+        by_ns: dict[tuple[str, ...], list[MemoryRecord]] = {}
+        for r in self._pages(self._store_scope(), earlier):  # a one-time scan of the items
+            names = r.metadata.get("namespace")
+            ns = tuple(names) if isinstance(names, list) else ()
+            if self.user_of(ns) is not None and r.user_id == namespace_user_id(ns):
+                by_ns.setdefault(ns, []).append(r)
+        for ns, items in by_ns.items():
+            old_scope = Scope.of(user_id=namespace_user_id(ns), agent_id=self.agent_id)
+            vectors = store.vectors([r.id for r in items], old_scope)
+            seq = min(int(r.metadata.get("seq") or 0) for r in items)
+            moved = [
+                r.model_copy(
+                    update={
+                        "user_id": self.user_of(ns),
+                        "metadata": {**r.metadata, "ns_seq": seq, "user_ns": "yes"},
+                    }
+                )
+                for r in items
+            ]
+            store.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS)
+            entries = [registry_record_id(self.agent_id, p, ns) for p in _prefixes(ns)]
+            store.delete(entries, self._store_scope())
+            log.info("PrismStore: %d items of a user namespace moved to its user", len(moved))
 
     def _migrate(self) -> None:
         """Rewrite this agent_id's first-layout records (no ``metadata.prism_store``) in the
@@ -709,8 +842,10 @@ class PrismStore(BaseStore):
             item_record_id(agent, tuple(r.metadata["namespace"]), r.metadata["key"]) for r in items
         ]
         entry_ids = [registry_record_id(agent, ns, ns) for ns in since]
-        present = {r.id for r in self.memory.store.get(new_ids + entry_ids, self._store_scope())}
-        vectors = self.memory.store.get_vectors([r.id for r in items], self._store_scope())
+        present = {
+            r.id for r in self.memory.record_store.get(new_ids + entry_ids, self._store_scope())
+        }
+        vectors = self.memory.record_store.vectors([r.id for r in items], self._store_scope())
         moved: list[MemoryRecord] = []
         dense: dict[str, list[float]] = {}
         for r, new_id in zip(items, new_ids):
@@ -734,10 +869,10 @@ class PrismStore(BaseStore):
             for e in self._registry_entries(ns, since[ns])
         ]
         dense.update((e.id, self._fixed_vector()) for e in entries)
-        self.memory._write_records(
+        self.memory.record_store.write(
             keep_metadata=_ADDRESS, records=[*moved, *entries], dense=dense, screen=False
         )
-        self.memory.store.delete([r.id for r in legacy], self._store_scope())
+        self.memory.record_store.delete([r.id for r in legacy], self._store_scope())
         log.info("PrismStore(agent_id=%r): %d items moved to layout %d", agent, len(moved), LAYOUT)
 
     def __repr__(self) -> str:

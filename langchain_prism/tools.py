@@ -9,8 +9,11 @@ Design:
   memories of the user the tools were built for. Without any scope a tool refuses to run.
 - The scope is never a tool argument (``runtime`` is injected by LangGraph and hidden from the
   model's schema), so the model can only read and change the memory the application chose.
-- ``remember`` stores a long-term memory as is (semantic layer, ``source="assistant"``, so the
-  safety screen treats it as model-written); ``recall`` returns the budgeted context with each
+- ``remember`` goes through ``Memory.remember_fact``, the path extracted facts take: the
+  fact is merged with or supersedes what the user's memory already says (a repeat is not
+  stored twice), ``source="assistant"`` (the safety screen treats it as model-written), with
+  the id of the user message it answers as its source (recall then shows that message or the
+  fact, never both) and ``metadata["surface"] = "memory_tools"``; ``recall`` returns the budgeted context with each
   record's id (the current conversation's own turns left out: they are already in the prompt);
   ``forget`` deletes one record by id within the run's scope.
 - Each tool has a sync function and an async coroutine over the same code.
@@ -29,7 +32,7 @@ from prism_memory.errors import ScopeError
 from prism_memory.records import is_record_id
 from prism_memory.retrieval.render import escape
 
-from ._messages import message_text
+from ._messages import last_human_id, message_text
 from ._scope import check_memory, recall_outside_session, scope_from_context, scope_kwargs
 
 try:  # LangGraph injects the run (context, config, state) into a ``runtime: ToolRuntime``
@@ -69,6 +72,21 @@ class _RecallArgs(BaseModel):
 
 class _ForgetArgs(BaseModel):
     memory_id: str = Field(description="The id of a memory, as shown by the recall tool.")
+
+
+def _outcome(result: Any) -> str:
+    """What the ``remember`` tool tells the model about its write."""
+    if result.quarantined:
+        return "Not remembered: the memory screen held it for review."
+    if result.superseded:
+        ids = ", ".join(c.record.id for c in result.added + result.updated) or "?"
+        return f"Updated: the earlier value was replaced (id={ids})."
+    if result.added or result.updated:
+        ids = ", ".join(c.record.id for c in result.added + result.updated)
+        return f"Remembered (id={ids})."
+    if result.skipped:
+        return f"Already remembered (id={result.skipped[0].record.id})."
+    return "Nothing new to remember."
 
 
 def create_memory_tools(
@@ -128,10 +146,17 @@ def create_memory_tools(
         if not content.strip():
             return "Nothing to remember: the content was empty."
         long_term = {k: v for k, v in scope.items() if k != "session_id"}
-        record = memory.add(
-            content.strip(), kind=kind, layer="semantic", source="assistant", **long_term
+        messages = (getattr(runtime, "state", None) or {}).get("messages") or []
+        said = last_human_id(messages)  # the user message this fact comes from
+        result = memory.remember_fact(
+            content.strip(),
+            kind=kind,
+            source="assistant",
+            source_ids=[said] if said else [],
+            surface="memory_tools",
+            **long_term,
         )
-        return f"Remembered (id={record.id})."
+        return _outcome(result)
 
     def recall(query: str, runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
         try:

@@ -19,11 +19,10 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from prism_memory import ConfigError, Memory, MemoryRecord, RemoteMemory, Scope
-from prism_memory.records import Layer
+from prism_memory.messages import content_text
 from prism_memory.retrieval import MemoryContext
 from prism_memory.retrieval.intent import Intent
 from prism_memory.retrieval.render import render
-from prism_memory.tokens import count_tokens
 
 __all__ = [
     "NODE_LLM_METADATA_KEYS",
@@ -35,6 +34,7 @@ __all__ = [
     "long_term_text",
     "message_text",
     "messages_to_turns",
+    "new_tail",
     "record_and_score",
     "record_to_message",
     "record_to_node",
@@ -107,10 +107,46 @@ def long_term_scope(
     return Scope.of(user_id, agent_id, session_id).widen(session=True).as_dict()
 
 
+def _block_part(block: Any) -> dict[str, Any]:
+    """A LlamaIndex content block as the content part ``prism_memory.messages.content_text``
+    reads: text as text; image, audio, video and document blocks as references (URL, path or
+    a hash of inline bytes, MIME type, title); a tool call as a call."""
+    kind = str(getattr(block, "block_type", "") or "")
+    if isinstance(block, TextBlock) or kind == "text":
+        return {"type": "text", "text": getattr(block, "text", "") or ""}
+    if kind in ("tool_call", "tool_use"):
+        return {
+            "type": "tool_call",
+            "name": getattr(block, "tool_name", None) or "tool",
+            "args": getattr(block, "tool_kwargs", None) or {},
+        }
+    part: dict[str, Any] = {"type": "file" if kind == "document" else kind or "unknown"}
+    url = getattr(block, "url", None)
+    path = getattr(block, "path", None)
+    if url:
+        part["url"] = str(url)
+    elif path:
+        part["path"] = str(path)
+    for attr in ("image", "audio", "video", "data"):
+        raw = getattr(block, attr, None)
+        if isinstance(raw, (bytes, str)) and raw and "url" not in part and "path" not in part:
+            part["data"] = raw
+    for attr in ("image_mimetype", "document_mimetype", "video_mimetype", "format"):
+        mime = getattr(block, attr, None)
+        if isinstance(mime, str) and mime:
+            part["mime_type"] = mime
+    title = getattr(block, "title", None)
+    if isinstance(title, str) and title:
+        part["title"] = title
+    return part
+
+
 def message_text(message: ChatMessage) -> str:
-    """The text of a chat message (its text blocks joined; images, tool calls left out)."""
-    parts = [b.text for b in message.blocks if isinstance(b, TextBlock) and b.text]
-    return "\n".join(parts)
+    """The text a chat message is remembered as: text blocks joined, images, audio, video and
+    documents as one-line references (never dropped silently); tool calls are actions, not
+    memories, and thinking blocks are left out (``content_text``'s rule)."""
+    parts = [_block_part(b) for b in message.blocks if _block_part(b)["type"] != "tool_call"]
+    return content_text(parts).strip()
 
 
 def messages_to_turns(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
@@ -134,18 +170,47 @@ def messages_to_turns(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     return turns
 
 
-def session_turns(messages: Iterable[ChatMessage], session_id: str) -> list[dict[str, Any]]:
-    """``messages_to_turns`` with a stable id for every turn, so re-sending them is idempotent.
+def new_tail(stored: Sequence[tuple[str, str]], window: Sequence[tuple[str, str]]) -> int:
+    """How many leading messages of ``window`` (``(role, text)``, the chat window the
+    framework passes, oldest first) are already among the ``stored`` turns of the session
+    (oldest first): the rest are new.
 
-    A message's own ``additional_kwargs["id"]`` wins; otherwise the id is a hash of the
-    session, role and text (``Memory.remember`` skips ids it has seen in the session). An
-    exact repeat of a message in the same session ("thanks") is therefore stored once: the
-    chat window shifts, so positions are not stable, and a repeat adds nothing to recall.
+    The window is the session's latest messages, so it is aligned with the end of what was
+    stored: a window wholly inside the stored turns adds nothing; otherwise the longest
+    suffix of ``stored`` that is a prefix of ``window`` is what was seen. Identity is by
+    position in the session, not by text, so a message said twice ("ok", "thanks") is stored
+    each time it is said.
+
+    >>> new_tail([("user", "hi"), ("assistant", "ok")], [("assistant", "ok"), ("user", "ok")])
+    1
+    >>> new_tail([], [("user", "ok"), ("user", "ok")])
+    0
     """
+    n, m = len(stored), len(window)
+    if m == 0 or n == 0:
+        return 0
+    if m <= n:
+        for end in range(n, m - 1, -1):
+            if list(stored[end - m : end]) == list(window):
+                return m
+    for k in range(min(n, m), 0, -1):
+        if list(stored[n - k :]) == list(window[:k]):
+            return k
+    return 0
+
+
+def session_turns(
+    messages: Sequence[ChatMessage], session_id: str, stored: Sequence[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """The turns of ``messages`` not stored yet (:func:`new_tail`), each with an id that is
+    its position in the session, so re-sending a window is idempotent and a repeated message
+    is a new turn. A message's own ``additional_kwargs["id"]`` wins."""
     turns = messages_to_turns(messages)
-    for turn in turns:
+    seen = new_tail(stored, [(str(t["role"]), str(t["content"])) for t in turns])
+    turns = turns[seen:]
+    for i, turn in enumerate(turns):
         if "id" not in turn:
-            key = "\x1f".join((session_id, str(turn["role"]), str(turn["content"])))
+            key = f"{session_id}\x1f{len(stored) + i}"
             turn["id"] = f"li-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
     return turns
 
@@ -256,34 +321,11 @@ def long_term_text(context: Any) -> str:
     return render([i for i in items if i.section != "buffer"])
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split())
-
-
 def without_thread(
     context: MemoryContext, session_id: str | None, thread_texts: Iterable[str]
 ) -> MemoryContext:
-    """``context`` without what the current conversation already shows.
-
-    Left out: buffer turns of ``session_id`` and any record whose text is one of
-    ``thread_texts`` (the messages in the prompt). The rest is rendered again.
-    """
-    texts = {_norm(t) for t in thread_texts if t and t.strip()}
-
-    def in_thread(record: MemoryRecord) -> bool:
-        own_turn = record.layer == Layer.BUFFER and record.session_id == session_id
-        return (session_id is not None and own_turn) or _norm(record.text) in texts
-
-    items = list(getattr(context, "items", None) or [])
-    keep = [item for item in items if not in_thread(item.record)]
-    if len(keep) == len(items):
-        return context
-    text = render(keep)
-    return MemoryContext(
-        text,
-        [item.record for item in keep],
-        count_tokens(text) if text else 0,
-        context.budget_tokens,
-        context.trace,
-        keep,
-    )
+    """``context`` without what the current conversation already shows: the core's one rule,
+    :meth:`prism_memory.retrieval.MemoryContext.without` (the session's turns, buffered or
+    moved on, and any record equal to one of ``thread_texts``). Prefer passing the thread
+    to ``Memory.recall`` (``thread_texts=``), which leaves it out before the budget is spent."""
+    return context.without(session_id=session_id, texts=thread_texts)

@@ -5,17 +5,19 @@ Design:
   for content on each ``get`` (``_aget``, with the session's active messages and
   ``session_id``) and pushes only the messages it ejects from a ~21K-token window to
   ``_aput``. With default settings most sessions never eject anything, so the block
-  remembers the messages ``_aget`` receives: each gets a stable id (its own, or a hash of
-  session, role and text), the ids already sent are skipped, and PRISM skips an
-  id it has seen in the session, so every turn is stored once however often ``get`` runs.
+  remembers the messages ``_aget`` receives: the window is aligned with the session's stored
+  turns (``_convert.new_tail``: identity by position in the session, not by text), so every
+  turn is stored once however often ``get`` runs, and a message said twice ("ok", "thanks")
+  is stored each time; each new turn's id is its position in the session.
   Ejected messages (``_aput``) take the same path. New turns go straight to long-term memory
   (``flush_buffer``): LlamaIndex keeps the chat window, PRISM keeps what outlives it.
-- ``_aget`` answers with ``Memory.recall`` minus what the conversation already shows (the
-  session's buffer turns and records equal to one of its messages). ``save_session`` /
+- ``_aget`` answers with ``Memory.recall`` minus what the conversation already shows
+  (``MemoryContext.without``: records equal to one of the window's messages; the session's
+  turns that left the window are memories again). ``save_session`` /
   ``asave_session`` store the turns after the last ``get`` (the final reply) at session end.
 - The scope of every call is computed from the block's configured ``user_id`` /
   ``agent_id`` and the ``session_id`` of *that* call; the only per-block state is the private
-  set of message ids already sent. One block instance can serve many sessions at once.
+  list of each session's stored turns (read from PRISM on first use in a process). One block instance can serve many sessions at once.
 - Without a user/agent id, a session only ever reads its own memories. With one, long-term
   memories are shared by that user's sessions (that is what long-term memory is for).
 - ``atruncate`` drops whole items from the end of the rendered context until it fits.
@@ -24,6 +26,7 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 from typing import Any
@@ -33,7 +36,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.memory.memory import Memory as LlamaMemory
 
-from prism_memory import Scope
+from prism_memory import Scope, ValidationError
 from prism_memory.tokens import count_tokens
 
 from ._convert import (
@@ -42,10 +45,11 @@ from ._convert import (
     context_text,
     message_text,
     session_turns,
-    without_thread,
 )
 
 __all__ = ["PrismMemoryBlock"]
+
+log = logging.getLogger("prism_memory")
 
 
 _CLOSING = re.compile(r"^\s*(</[^>]+>|-{3,}|={3,}|`{3,}|\[/[^\]]+\]|\]\s*)\s*$")
@@ -126,7 +130,7 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
         default=True,
         description="Move remembered messages straight to long-term memory (flush_buffer).",
     )
-    _sent: dict[str, set[str]] = PrivateAttr(default_factory=dict)
+    _stored: dict[str, list[tuple[str, str]]] = PrivateAttr(default_factory=dict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, memory: Any = None, **data: Any) -> None:
@@ -156,14 +160,16 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
         query = self._query(messages)
         if not query:
             return ""
+        # LlamaIndex keeps a window of the session, not all of it: what left the window is
+        # memory again, so only what the window shows is left out (not the whole session)
         context = self.memory.recall(
             query,
             **scope,
             budget_tokens=self.budget_tokens,
             intent=as_intent(self.memory, self.intent),
+            thread_texts=[message_text(m) for m in messages],
         )
-        shown = [message_text(m) for m in messages]
-        return context_text(without_thread(context, scope.get("session_id"), shown)).strip()
+        return context_text(context).strip()
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Remember messages ejected from the short-term queue, per session they came from."""
@@ -175,18 +181,35 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
             await asyncio.to_thread(self._remember, group, self._scope(session_id))
 
     def _remember(self, messages: list[ChatMessage], scope: dict[str, str]) -> None:
-        """Store the messages of one session not sent before (idempotent by message id)."""
+        """Store the messages of one session that are not stored yet: the window is aligned
+        with the session's stored turns (read once per session and process), so a re-sent
+        window adds nothing and a message said again is stored again."""
         session = scope.get("session_id", "")
         key = "\x1f".join(f"{k}={v}" for k, v in sorted(scope.items()))
         with self._lock:
-            sent = self._sent.setdefault(key, set())
-            turns = [t for t in session_turns(messages, session) if t["id"] not in sent]
+            stored = self._stored.get(key)
+            if stored is None:
+                stored = [
+                    (str(r.metadata.get("role") or "user"), r.text)
+                    for r in self.memory.history(**scope)
+                ]
+                self._stored[key] = stored
+            turns = session_turns(messages, session, stored)
             if not turns:
                 return
-            self.memory.remember(turns, **scope)
+            try:
+                self.memory.remember(turns, **scope)
+            except ValidationError:
+                # chat input never makes a read fail: store the turns one by one and leave out
+                # (and log, by position only) a message PRISM cannot store as is
+                for turn in turns:
+                    try:
+                        self.memory.remember([turn], **scope)
+                    except ValidationError as exc:
+                        log.warning("PrismMemoryBlock left out message %s: %s", turn["id"], exc)
             if self.flush_to_long_term:
                 self.memory.flush_buffer(**scope)
-            sent.update(str(t["id"]) for t in turns)
+            stored.extend((str(t["role"]), str(t["content"])) for t in turns)
 
     async def asave_session(self, chat_memory: LlamaMemory) -> None:
         """Remember every turn of ``chat_memory``'s session (call it when the session ends:

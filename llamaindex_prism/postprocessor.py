@@ -118,6 +118,8 @@ def _reason(outcome: str | None, score: float, min_score: float) -> str:
         return "near-duplicate of a better or cheaper node that was kept"
     if outcome == "cut:low_score":
         return f"score {score:.3f} below min_score {min_score}"
+    if outcome == "cut:below_relevance_floor":
+        return "relevance below the floor (relevance_floor x the best node's query cosine)"
     return outcome or "cut"
 
 
@@ -152,6 +154,14 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
     )
     top_n: int | None = Field(default=None, ge=1, description="Keep at most this many nodes.")
     min_score: float = Field(default=0.0, ge=0, le=1, description="Drop nodes scoring below.")
+    relevance_floor: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Drop nodes whose query cosine is below this share of the best node's "
+        "(the relevance floor of recall; None: the Memory's or the default RetrievalConfig's, "
+        "0: off). Needs an embedder.",
+    )
     weights: dict[str, float] | None = Field(
         default=None,
         description="PRISM score weights (semantic, fresh, task, utility, importance).",
@@ -269,6 +279,9 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
                 "min_semantic": -1.0,  # no recall floors: the retriever chose these nodes
                 "relative_floor": 0.0,
                 "min_score": self.min_score,
+                "relevance_floor": (
+                    base.relevance_floor if self.relevance_floor is None else self.relevance_floor
+                ),
                 "mmr_lambda": 1.0,
             }
         )
@@ -282,7 +295,7 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
             buffer_session=None,
             trace=trace,
         )
-        selected = select(scored, config, trace)
+        selected = select(scored, config, trace, query=query_str)
         scores = [0.0] * len(nodes)
         for s in scored:
             scores[int(s.record.id)] = s.total

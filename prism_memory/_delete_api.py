@@ -9,15 +9,21 @@ Design:
   notified so caches of the scope are dropped. The embedded store journals a purge before its
   deletes (``EdgeStore.begin_purge``), so one a crash interrupted is completed when the store
   is opened again.
+- ``delete_all`` counts what it removes per layer and per surface (``results.surface_of``:
+  conversation turns, extracted facts, memory tools, the LangGraph store's items of the
+  user's namespace, task state, ``add``) and returns a ``DeleteReport`` (an ``int``).
 - Every deletion sends a write event (recall caches of the scope are dropped); ``delete_all``
   sends it with ``reindex=True``, so the buffer index is rebuilt from the store.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .engine import Engine
 from .errors import ValidationError
 from .records import Scope, Source, is_record_id
+from .results import DeleteReport, surface_of
 from .stores import RecordFilter
 
 __all__ = ["DeleteAPI"]
@@ -51,18 +57,24 @@ class DeleteAPI:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
-    ) -> int:
-        """Delete every record of the scope (all layers, all pages), then purge the engine's files."""
+    ) -> DeleteReport:
+        """Delete every record of the scope (all layers, all pages), then purge the engine's
+        files; report what went per layer and per surface."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
         if purge:
             self.engine.begin_purge()
+        by_layer: Counter[str] = Counter()
+        by_surface: Counter[str] = Counter()
         with self.engine.scope_lock(scope):
-            n = self.engine.store.delete_by_filter(scope)
+            for record in self.engine.iter_records(scope, page_size=1024):
+                by_layer[record.layer.value] += 1
+                by_surface[surface_of(record)] += 1
+            self.engine.store.delete_by_filter(scope)
         self.engine.notify_write(scope, reindex=True)
         if purge:
             self.engine.store.purge()
-        return n
+        return DeleteReport(dict(by_layer), dict(by_surface))
 
     def delete_by_source(
         self,

@@ -36,7 +36,7 @@ from typing import Any
 from .config import StoreConfig
 from .embeddings import Embedder
 from .errors import ConfigError
-from .records import Scope
+from .records import MemoryRecord, Scope
 from .stores import MemoryStore
 
 __all__ = ["PathSlot", "ScopeLocks", "SharedStore", "WriteBus", "WriteEvent", "path_slot"]
@@ -46,10 +46,13 @@ __all__ = ["PathSlot", "ScopeLocks", "SharedStore", "WriteBus", "WriteEvent", "p
 class WriteEvent:
     """Records of ``scope`` (``None``: every scope) were written or deleted. ``reindex``: a
     whole scope was cleared or records were retired by policy, so indexes kept beside the
-    store (the buffer index) must be rebuilt from it."""
+    store (the buffer index) must be rebuilt from it. ``inserted``: the records the write
+    upserted, when that is all it did (caches may extend what they hold instead of dropping
+    it); ``None`` for every other change."""
 
     scope: Scope | None
     reindex: bool = False
+    inserted: tuple[MemoryRecord, ...] | None = None
 
 
 WriteListener = Callable[[WriteEvent], None]

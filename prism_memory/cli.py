@@ -423,9 +423,12 @@ def cmd_delete(args: argparse.Namespace, embedder: Any) -> int:
         raise ValidationError("pass record ids to delete, or --all for the whole scope (not both)")
     scope = _scope_kwargs(args)
     missing: list[str] = []
+    report: dict[str, object] = {}
     with open_memory(args, embedder=embedder) as m:
         if args.all:
-            deleted = m.delete_all(**scope)
+            removed = m.delete_all(**scope)
+            deleted = int(removed)
+            report = {"by_layer": removed.by_layer, "by_surface": removed.by_surface}
         else:
             deleted = 0
             for record_id in args.ids:
@@ -434,9 +437,13 @@ def cmd_delete(args: argparse.Namespace, embedder: Any) -> int:
                 else:
                     missing.append(record_id)
     if args.json:
-        _print_json({"deleted": deleted, "missing": missing})
+        _print_json({"deleted": deleted, "missing": missing, **report})
     else:
         print(f"deleted {deleted} memor{'y' if deleted == 1 else 'ies'}")
+        for what, counts in report.items():
+            if isinstance(counts, dict) and counts:
+                shown = ", ".join(f"{k} {v}" for k, v in counts.items())
+                print(f"  {what.replace('_', ' ')}: {shown}")
         for record_id in missing:
             print(f"prism: warning: no memory {record_id} in this scope", file=sys.stderr)
     return EXIT_FAILED if missing else EXIT_OK

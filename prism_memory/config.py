@@ -267,6 +267,17 @@ class RetrievalConfig(_Section):
     relative_floor: float = Field(
         default=0.3, ge=0, le=1, description="Drop candidates scoring below this share of the best."
     )
+    relevance_floor: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="The relevance floor of recall, the retrievers and the node postprocessor: "
+        "drop a candidate that only meaning found (no keyword, entity, time or task support) "
+        "whose relevance (cosine to the query) is below this share of the best relevance "
+        "among the candidates that could answer (the current session's turns and questions "
+        "aside). Relative to the query's best hit, so it holds for any embedder's similarity "
+        "scale; a context may be shorter than its budget. 0 turns it off.",
+    )
     dedup_threshold: float = Field(
         default=0.9,
         ge=0,

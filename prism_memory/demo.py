@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import shlex
 import sys
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
@@ -179,6 +180,25 @@ def _print_answer(a: DemoAnswer) -> None:
     print(f"  -> expected {a.expect!r} in what the agent gets: {mark}{extra}")
 
 
+def _quote(text: str) -> str:
+    """A shell word for ``text``: in double quotes when that is safe (an apostrophe reads
+    better than shlex's ``'"'"'``), else shlex's quoting."""
+    if not any(c in text for c in '"$`\\!'):
+        return f'"{text}"'
+    return shlex.quote(text)
+
+
+def next_commands(user: str, conv: dict[str, Any], path: str | None) -> list[str]:
+    """Three ``prism`` commands to try on the demo's memories (its user id and store path)."""
+    where = f" --path {shlex.quote(str(path))}" if path else ""
+    first, last = str(conv["questions"][0]["question"]), str(conv["questions"][-1]["question"])
+    return [
+        f"prism search {_quote(first)} --user {user}{where}",
+        f"prism recall {_quote(last)} --user {user}{where}",
+        f"prism list --user {user} --layer semantic{where}",
+    ]
+
+
 def run_demo(m: Any, *, json_output: bool = False) -> int:
     """Ingest the sample into ``m`` and answer its questions; prints a report. Returns 0."""
     conv = load_conversation()
@@ -188,10 +208,17 @@ def run_demo(m: Any, *, json_output: bool = False) -> int:
     now = datetime.fromisoformat(conv["sessions"][-1]["date"]) + timedelta(days=1)
     answers = [answer(m, q["question"], q["expect"], user, now) for q in conv["questions"]]
     engine = m.store.info()
+    nxt = next_commands(user, conv, engine.get("path"))
     if json_output:
         print(
             json.dumps(
-                {"engine": engine, "ingested": summary, "answers": [asdict(a) for a in answers]},
+                {
+                    "engine": engine,
+                    "user_id": user,
+                    "ingested": summary,
+                    "answers": [asdict(a) for a in answers],
+                    "next": nxt,
+                },
                 indent=2,
                 ensure_ascii=False,
                 default=str,
@@ -213,5 +240,8 @@ def run_demo(m: Any, *, json_output: bool = False) -> int:
     last = answers[-1]
     if last.context:
         print(f"\ncontext the agent would get for {last.question!r}:\n{last.context}")
+    print(f"\nthe demo's memories belong to user id {user!r}; try next:")
+    for command in nxt:
+        print(f"  {command}")
     sys.stdout.flush()
     return 0

@@ -260,10 +260,17 @@ class Engine:
         self._listeners.append(listener)
         self._shared.bus.subscribe(listener)
 
-    def notify_write(self, scope: Scope | None, *, reindex: bool = False) -> None:
+    def notify_write(
+        self,
+        scope: Scope | None,
+        *,
+        reindex: bool = False,
+        inserted: Sequence[MemoryRecord] | None = None,
+    ) -> None:
         """Tell every listener on the store that records of ``scope`` changed (``None`` = every
-        scope)."""
-        self._shared.bus.publish(WriteEvent(scope, reindex))
+        scope); ``inserted``: the records upserted, when that is the whole change."""
+        event = WriteEvent(scope, reindex, None if inserted is None else tuple(inserted))
+        self._shared.bus.publish(event)
 
     def report_error(self, message: str, *, logged: bool = False) -> None:
         """Record a failed background step in :attr:`background_errors` (and log it, unless
@@ -466,8 +473,14 @@ class Engine:
         else:
             self.redact(records, keep_metadata)
         self.store.upsert(self.embed_records(records, dense=dense, same_vector_as=same_vector_as))
-        for scope in {r.scope.key(): r.scope for r in records}.values():
-            self.notify_write(scope)
+        by_scope: dict[str, list[MemoryRecord]] = {}
+        for r in records:
+            by_scope.setdefault(r.scope.key(), []).append(r)
+        for group in by_scope.values():
+            # only new, current records extend what listeners hold; a new version, a
+            # superseded one or an edited record (updated_at moved) makes them drop it
+            fresh = all(r.status == Status.ACTIVE and r.updated_at == r.created_at for r in group)
+            self.notify_write(group[0].scope, inserted=group if fresh else None)
         return records
 
     #: Validate arguments into a :class:`MemoryRecord` (no I/O); see

@@ -34,10 +34,12 @@ from .config import PrismConfig, RetrievalConfig
 from .embeddings import Embedder
 from .engine import Engine
 from .extraction.schemas import SchemaRegistry, SchemaSpec
+from .layers.stated import StatedFacts
 from .layers.working import TaskState
 from .lifecycle.worker import BackgroundWorker
+from .record_store import RecordStore
 from .records import Entity, Kind, Layer, MemoryRecord, Scope, ScoredRecord, Source, Trust
-from .results import RememberResult
+from .results import DeleteReport, RememberResult
 from .retrieval.access import AccessLog
 from .retrieval.context import MemoryContext
 from .retrieval.intent import Intent, IntentRegistry
@@ -117,6 +119,8 @@ class Memory:
             self._transfer = TransferAPI(self._engine)
             self._writes = WritePath(self._engine)
             self._recall = RecallPipeline(self._engine)
+            self._record_store = RecordStore(self._engine)
+            self._stated = StatedFacts(self._engine, self._writes.semantic)
             self._writes.on_open()  # finish what an earlier process left undone
         except BaseException:
             # release an engine we opened (the embedded lock); a store passed in stays the caller's
@@ -194,39 +198,14 @@ class Memory:
         """Every record of a scope matching ``flt`` (all pages)."""
         return self._engine.iter_records(scope, flt, page_size=page_size)
 
-    # private engine access the LangChain store adapter and the tests use (not the API)
-    @staticmethod
-    def _scope(user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope:
-        return Scope.of(user_id, agent_id, session_id)
-
-    def _check_open(self) -> None:
-        self._engine.check_open()
-
-    def _write_records(
-        self,
-        records: list[MemoryRecord],
-        *,
-        dense: dict[str, list[float]] | None = None,
-        same_vector_as: dict[str, str] | None = None,
-        screen: bool = True,
-        keep_metadata: Sequence[str] = (),
-    ) -> list[MemoryRecord]:
-        return self._engine.write_records(
-            records,
-            dense=dense,
-            same_vector_as=same_vector_as,
-            screen=screen,
-            keep_metadata=keep_metadata,
-        )
-
-    def _notify_write(self, scope: Scope | None) -> None:
-        self._engine.notify_write(scope)
-
-    def _iter_all(self) -> Iterator[MemoryRecord]:
-        return self._engine.iter_all()
+    @property
+    def record_store(self) -> RecordStore:
+        """Whole-record reads and writes in a scope, for integrations (the LangGraph
+        ``PrismStore``, services): see :class:`prism_memory.record_store.RecordStore`."""
+        return self._record_store
 
     @property
-    def _worker(self) -> BackgroundWorker | None:
+    def _worker(self) -> BackgroundWorker | None:  # the background worker (benches, tests)
         return self._writes.worker
 
     # -- records ------------------------------------------------------------------------------
@@ -455,10 +434,18 @@ class Memory:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
-    ) -> int:
+    ) -> DeleteReport:
         """Delete every record of the scope (all layers, all pages), then purge the engine's files.
 
         Only the given scope is touched: ``delete_all(user_id="alice")`` never affects ``bob``.
+        Everything of the user goes, whatever surface wrote it: turns, extracted facts, what
+        the memory tools saved and the ``PrismStore`` items of the user's namespace
+        (``("memories", user_id)`` by default). The result is the number of records removed
+        (an ``int``) with ``.by_layer`` and ``.by_surface`` counts.
+
+        >>> report = m.delete_all(user_id="alice")  # doctest: +SKIP
+        >>> int(report), report.by_surface  # doctest: +SKIP
+        (5, {'conversation': 3, 'langgraph_store': 1, 'memory_tools': 1})
         """
         return self._deletes.delete_all(
             user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
@@ -569,6 +556,39 @@ class Memory:
             task_id=task_id,
             subgoal_id=subgoal_id,
             event_time=event_time,
+        )
+
+    def remember_fact(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind | str = Kind.FACT,
+        source: Source | str = Source.ASSISTANT,
+        source_ids: Sequence[str] = (),
+        surface: str | None = None,
+    ) -> RememberResult:
+        """Remember a fact stated outright (by a memory tool, LangMem, the application) the way
+        extracted facts are remembered: the rule extractor reads it, and what it finds is
+        merged with, or supersedes, what the scope already holds per field policy; text no
+        schema recognises is kept as a fact unless the scope already says the same thing
+        (then that record is kept and reported in ``skipped``). ``source_ids`` name the
+        messages it came from (recall then shows the message or the fact, not both);
+        ``surface`` is recorded for ``delete_all``'s report.
+
+        >>> res = m.remember_fact("User is vegan", user_id="alice", source_ids=["msg-1"])  # doctest: +SKIP
+        >>> res.added[0].record.layer  # doctest: +SKIP
+        <Layer.SEMANTIC: 'semantic'>
+        """
+        return self._stated.remember_fact(
+            text,
+            Scope.of(user_id, agent_id, session_id),
+            kind=kind,
+            source=source,
+            source_ids=source_ids,
+            surface=surface,
         )
 
     def buffer(
@@ -795,6 +815,8 @@ class Memory:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        thread_session: str | None = None,
+        thread_texts: Sequence[str] = (),
     ) -> MemoryContext:
         """Build a token-budgeted context of the memories that serve ``query``.
 
@@ -802,6 +824,16 @@ class Memory:
         ``session_id`` (if given) fills the "recent turns" section. ``ctx.tokens`` never
         exceeds ``budget_tokens``; ``ctx.trace`` explains every candidate kept or cut.
         ``now``: the time the recall is made at (default: the current time; naive = UTC).
+
+        What the prompt already shows is left out before anything is ranked or packed, so it
+        neither takes budget nor sets the relevance floor: the turns of ``thread_session``
+        (a conversation whose messages are all in the prompt, e.g. a checkpointed LangGraph
+        thread) and any record whose text is one of ``thread_texts`` (the messages in the
+        prompt). This is the one rule every adapter uses (``MemoryContext.without`` applies
+        it to a context after the fact).
+
+        >>> ctx = m.recall("what should I cook?", user_id="carol",             # doctest: +SKIP
+        ...                thread_session="t3", thread_texts=["What should I cook?"])
         """
         return self._recall.recall(
             query,
@@ -812,6 +844,8 @@ class Memory:
             budget_tokens=budget_tokens,
             config=config,
             now=now,
+            thread_session=thread_session,
+            thread_texts=thread_texts,
         )
 
     def feedback(
@@ -896,6 +930,7 @@ class Memory:
     aexport_jsonl = _async_twin(export_jsonl)
     aimport_jsonl = _async_twin(import_jsonl)
     aremember = _async_twin(remember)
+    aremember_fact = _async_twin(remember_fact)
     abuffer = _async_twin(buffer)
     ahistory = _async_twin(history)
     aflush_buffer = _async_twin(flush_buffer)

@@ -3,10 +3,11 @@
 Design:
 - Same methods, signatures and return types as :class:`~prism_memory.Memory` (sync, and the
   ``a``-prefixed async twins), so code and adapters written for ``Memory`` run unchanged
-  against a service shared by several processes. Each method is written once, as a function
-  that turns its arguments into an :class:`_Call` (HTTP method, path, query, body, and how to
-  read the answer); :func:`_sync` and :func:`_async` make the blocking and the async method
-  from it (``httpx.Client`` / ``httpx.AsyncClient``), with the ``Memory`` signature.
+  against a service shared by several processes. Each method is written once, in
+  ``_remote_calls.py``, as a function with ``Memory``'s signature that turns its arguments
+  into a ``Call`` (HTTP method, path, query, body, and how to read the answer); :func:`_sync`
+  and :func:`_async` make the blocking and the async method from it (``httpx.Client`` /
+  ``httpx.AsyncClient``).
 - Answers are rebuilt into the library's own objects (``MemoryRecord``, ``ScoredRecord``,
   ``MemoryContext``, ``RememberResult``, ``RecordPage``, ...) by :mod:`prism_memory.wire`;
   a service error is raised as the library's error class (``NotFoundError``,
@@ -21,29 +22,21 @@ Design:
 from __future__ import annotations
 
 import asyncio
-import builtins
 import functools
+import inspect
 import json
 import os
 import weakref
-from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from . import _remote_calls as calls
 from . import wire
-from ._messages import parse_messages
-from ._record_api import RecordPage
+from ._remote_calls import Call, _query
 from ._transfer import ImportReport
 from ._validation import new_record
-from .config import RetrievalConfig
 from .errors import StoreUnavailableError, ValidationError
-from .layers.working import TaskState
-from .records import Entity, Kind, Layer, MemoryRecord, ScoredRecord, Source, Trust
-from .results import RememberResult
-from .retrieval.context import MemoryContext
-from .retrieval.intent import Intent
 
 __all__ = ["RemoteMemory"]
 
@@ -51,72 +44,44 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-ready form of an argument (enums by value, datetimes in ISO 8601)."""
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, (Kind, Layer, Source, Trust)):
-        return value.value
-    if isinstance(value, Entity):
-        return value.model_dump()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+def _loads(content: bytes) -> Any:
+    try:
+        import orjson  # the server extra's fast parser; the stdlib's otherwise
+    except ImportError:  # pragma: no cover - depends on the environment
+        return json.loads(content)
+    return orjson.loads(content)
 
 
-def _query(**params: Any) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for k, v in params.items():
-        if v is None:
-            continue
-        if isinstance(v, bool):
-            out[k] = "true" if v else "false"
-        elif isinstance(v, dict):
-            out[k] = json.dumps(_plain(v))
-        else:
-            out[k] = str(_plain(v))
-    return out
+def _method_signature(op: Callable[..., Any]) -> inspect.Signature:
+    """``op``'s signature as a method's: ``self`` first, and the answer's type as the return."""
+    sig = inspect.signature(op)
+    returns = str(sig.return_annotation)
+    if returns.startswith("Call[") and returns.endswith("]"):
+        returns = returns[5:-1]
+    me = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+    return sig.replace(parameters=[me, *sig.parameters.values()], return_annotation=returns)
 
 
-def _body(**fields: Any) -> dict[str, Any]:
-    return {k: _plain(v) for k, v in fields.items() if v is not None}
-
-
-@dataclass
-class _Call(Generic[_R]):
-    """One HTTP request and how to read its JSON answer."""
-
-    method: str
-    path: str
-    read: Callable[[Any], _R]
-    params: dict[str, str] = field(default_factory=dict)
-    json: dict[str, Any] | None = None
-
-
-def _sync(
-    op: Callable[Concatenate[RemoteMemory, _P], _Call[_R]],
-) -> Callable[Concatenate[RemoteMemory, _P], _R]:
+def _sync(op: Callable[_P, Call[_R]]) -> Callable[Concatenate[RemoteMemory, _P], _R]:
     @functools.wraps(op)
-    def call(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return self._send(op(self, *args, **kwargs))
+    def method(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return self._send(op(*args, **kwargs))
 
-    call.__name__ = call.__qualname__ = op.__name__.lstrip("_")
-    return call
+    method.__signature__ = _method_signature(op)  # type: ignore[attr-defined]
+    return method
 
 
 def _async(
-    op: Callable[Concatenate[RemoteMemory, _P], _Call[_R]],
+    op: Callable[_P, Call[_R]],
 ) -> Callable[Concatenate[RemoteMemory, _P], Coroutine[Any, Any, _R]]:
     @functools.wraps(op)
-    async def call(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return await self._asend(op(self, *args, **kwargs))
+    async def method(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return await self._asend(op(*args, **kwargs))
 
-    name = op.__name__.lstrip("_")
-    call.__name__ = call.__qualname__ = f"a{name}"
-    call.__doc__ = f"Async :meth:`{name}`."
-    return call
+    method.__name__ = method.__qualname__ = f"a{op.__name__}"
+    method.__doc__ = f"Async :meth:`{op.__name__}`."
+    method.__signature__ = _method_signature(op)  # type: ignore[attr-defined]
+    return method
 
 
 def _thread_twin(
@@ -131,19 +96,6 @@ def _thread_twin(
     call.__name__ = call.__qualname__ = f"a{method.__name__}"
     call.__doc__ = f"Async :meth:`{method.__name__}`."
     return call
-
-
-def _records(data: Any) -> list[MemoryRecord]:
-    return [wire.record_from_json(r) for r in data["results"]]
-
-
-def _messages_json(messages: Any) -> str | list[dict[str, Any]]:
-    if isinstance(messages, str):
-        return messages
-    return [
-        _body(role=t.role, content=t.text, name=t.name, timestamp=t.timestamp, id=t.id)
-        for t in parse_messages(messages)
-    ]
 
 
 class RemoteMemory:
@@ -195,16 +147,16 @@ class RemoteMemory:
             "start it with `prism serve` or check the URL"
         )
 
-    def _read(self, call: _Call[_R], status: int, content: bytes) -> _R:
+    def _read(self, call: Call[_R], status: int, content: bytes) -> _R:
         try:
-            data = json.loads(content) if content else None
+            data = _loads(content) if content else None
         except ValueError:
             data = None
         if status >= 400:
             raise wire.error_from_json(status, data)
         return call.read(data)
 
-    def _send(self, call: _Call[_R]) -> _R:
+    def _send(self, call: Call[_R]) -> _R:
         import httpx
 
         try:
@@ -225,7 +177,7 @@ class RemoteMemory:
             self._aclients[loop] = client
         return client
 
-    async def _asend(self, call: _Call[_R]) -> _R:
+    async def _asend(self, call: Call[_R]) -> _R:
         import httpx
 
         try:
@@ -239,528 +191,62 @@ class RemoteMemory:
     #: Validate arguments into a :class:`MemoryRecord` (no I/O), as ``Memory.build_record``.
     build_record = staticmethod(new_record)
 
-    # -- records ------------------------------------------------------------------------------
-    def _add(
-        self,
-        text: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        kind: Kind | str = Kind.FACT,
-        layer: Layer | str = Layer.SEMANTIC,
-        metadata: dict[str, Any] | None = None,
-        event_time: datetime | None = None,
-        task_id: str | None = None,
-        subgoal_id: str | None = None,
-        entities: Sequence[Entity | dict[str, str] | str] | None = None,
-        importance: float | None = None,
-        source: Source | str = Source.USER,
-        source_ids: Sequence[str] | None = None,
-    ) -> _Call[MemoryRecord]:
-        """Store one memory as is (no extraction) and return it (``Memory.add``)."""
-        body = _body(
-            text=text,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            kind=kind,
-            layer=layer,
-            metadata=metadata,
-            event_time=event_time,
-            task_id=task_id,
-            subgoal_id=subgoal_id,
-            entities=list(entities) if entities is not None else None,
-            importance=importance,
-            source=source,
-            source_ids=list(source_ids) if source_ids is not None else None,
-        )
-        return _Call("POST", "/v1/memories", wire.record_from_json, json=body)
-
-    def _add_many(
-        self,
-        items: Sequence[str | dict[str, Any]],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        kind: Kind | str = Kind.FACT,
-        layer: Layer | str = Layer.SEMANTIC,
-        event_time: datetime | None = None,
-        source: Source | str = Source.USER,
-    ) -> _Call[builtins.list[MemoryRecord]]:
-        """Store many memories with one embedding batch and one upsert (``Memory.add_many``)."""
-        body = _body(
-            items=list(items),
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            kind=kind,
-            layer=layer,
-            event_time=event_time,
-            source=source,
-        )
-        return _Call("POST", "/v1/memories/batch", _records, json=body)
-
-    def _get(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> _Call[MemoryRecord]:
-        """The record with this id in the scope; :class:`NotFoundError` if there is none."""
-        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id)
-        return _Call("GET", f"/v1/memories/{_segment(record_id)}", wire.record_from_json, params)
-
-    def _list(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        layer: Layer | str | None = None,
-        kind: Kind | str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        filters: dict[str, Any] | None = None,
-        include_history: bool = False,
-        trust: Trust | str | None = None,
-    ) -> _Call[RecordPage]:
-        """A page of the scope's records (``Memory.list``)."""
-        params = _query(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            layer=layer,
-            kind=kind,
-            limit=limit,
-            cursor=cursor,
-            filters=filters,
-            include_history=include_history,
-            trust=trust,
-        )
-        return _Call("GET", "/v1/memories", wire.page_from_json, params)
-
-    def _count(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        layer: Layer | str | None = None,
-        include_history: bool = True,
-    ) -> _Call[int]:
-        """Number of records in the scope (``Memory.count``)."""
-        params = _query(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            layer=layer,
-            include_history=include_history,
-        )
-        return _Call("GET", "/v1/count", lambda d: int(d["count"]), params)
-
-    def _update(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        text: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        importance: float | None = None,
-        kind: Kind | str | None = None,
-    ) -> _Call[MemoryRecord]:
-        """Change a record in place (same id); returns the new record (``Memory.update``)."""
-        body = _body(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            text=text,
-            metadata=metadata,
-            importance=importance,
-            kind=kind,
-        )
-        return _Call(
-            "PATCH", f"/v1/memories/{_segment(record_id)}", wire.record_from_json, json=body
-        )
-
-    def _release(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        note: str | None = None,
-    ) -> _Call[MemoryRecord]:
-        """Restore a quarantined record (``Memory.release``)."""
-        body = _body(user_id=user_id, agent_id=agent_id, session_id=session_id, note=note)
-        path = f"/v1/quarantine/{_segment(record_id)}/release"
-        return _Call("POST", path, wire.record_from_json, json=body)
-
-    def _stats(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        all_scopes: bool = False,
-    ) -> _Call[dict[str, Any]]:
-        """Counts per layer / kind / status / trust of a scope (``Memory.stats``)."""
-        params = _query(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, all_scopes=all_scopes
-        )
-        return _Call("GET", "/v1/stats", dict, params)
-
-    # -- deletion -----------------------------------------------------------------------------
-    def _delete(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> _Call[bool]:
-        """Delete one record of the scope; returns whether it existed."""
-        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id)
-        return _Call(
-            "DELETE", f"/v1/memories/{_segment(record_id)}", lambda d: bool(d["deleted"]), params
-        )
-
-    def _delete_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = True,
-    ) -> _Call[int]:
-        """Delete every record of the scope (``Memory.delete_all``)."""
-        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
-        return _Call("DELETE", "/v1/memories", lambda d: int(d["deleted"]), params)
-
-    def _delete_by_source(
-        self,
-        source: str | Source,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = False,
-    ) -> _Call[int]:
-        """Roll back everything one source wrote in the scope (``Memory.delete_by_source``)."""
-        body = _body(
-            source=source, user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
-        )
-        return _Call("POST", "/v1/delete_by_source", lambda d: int(d["deleted"]), json=body)
-
-    # -- write path ---------------------------------------------------------------------------
-    def _remember(
-        self,
-        messages: Any,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        task_id: str | None = None,
-        subgoal_id: str | None = None,
-        event_time: datetime | str | float | None = None,
-    ) -> _Call[RememberResult]:
-        """Remember conversation turns (``Memory.remember``)."""
-        body = _body(
-            messages=_messages_json(messages),
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            task_id=task_id,
-            subgoal_id=subgoal_id,
-            event_time=event_time,
-        )
-        return _Call("POST", "/v1/remember", wire.remember_from_json, json=body)
-
-    def _buffer(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> _Call[builtins.list[MemoryRecord]]:
-        """The session's buffered (recent, raw) turns, oldest first."""
-        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id)
-        return _Call("GET", "/v1/buffer", _records, params)
-
-    def _history(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        limit: int | None = None,
-    ) -> _Call[builtins.list[MemoryRecord]]:
-        """Every turn of the session, in order; the last ``limit`` if given."""
-        params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
-        return _Call("GET", "/v1/history", _records, params)
-
-    def _flush_buffer(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> _Call[RememberResult]:
-        """Move every buffered turn of the session to the episodic layer now."""
-        body = _body(user_id=user_id, agent_id=agent_id, session_id=session_id)
-        return _Call("POST", "/v1/flush_buffer", wire.remember_from_json, json=body)
-
-    def _end_session(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        consolidate: bool | None = None,
-    ) -> _Call[RememberResult]:
-        """Flush the session's buffer and (by policy) consolidate (``Memory.end_session``)."""
-        body = _body(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, consolidate=consolidate
-        )
-        return _Call("POST", "/v1/end_session", wire.remember_from_json, json=body)
-
-    def _task(
-        self,
-        task_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        goal: str | None = None,
-        status: str | None = None,
-        subgoal_id: str | None = None,
-        subgoal_status: str | None = None,
-        entities: Sequence[str] | str | None = None,
-        constraints: Sequence[str] | str | None = None,
-        decisions: Sequence[str] | str | None = None,
-        notes: Sequence[str] | str | None = None,
-        parent_task_id: str | None = None,
-    ) -> _Call[TaskState]:
-        """Read (no changes given) or update a task's working state (``Memory.task``)."""
-        body = _body(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            goal=goal,
-            status=status,
-            subgoal_id=subgoal_id,
-            subgoal_status=subgoal_status,
-            entities=entities,
-            constraints=constraints,
-            decisions=decisions,
-            notes=notes,
-            parent_task_id=parent_task_id,
-        )
-        return _Call("POST", f"/v1/tasks/{_segment(task_id)}", wire.task_from_json, json=body)
-
-    def _consolidate(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        reflect: bool | None = None,
-    ) -> _Call[RememberResult]:
-        """Distil episodic turns into summaries (``Memory.consolidate``)."""
-        body = _body(user_id=user_id, agent_id=agent_id, session_id=session_id, reflect=reflect)
-        return _Call("POST", "/v1/consolidate", wire.remember_from_json, json=body)
-
-    def _forget(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        older_than: datetime | float | str | None = None,
-        below_utility: float | None = None,
-        layer: Layer | str | None = None,
-        mode: str = "archive",
-        include_history: bool = True,
-    ) -> _Call[int]:
-        """Archive or delete records by policy (``Memory.forget``)."""
-        body = _body(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            older_than=older_than,
-            below_utility=below_utility,
-            layer=layer,
-            mode=mode,
-            include_history=include_history,
-        )
-        return _Call("POST", "/v1/forget", lambda d: int(d["count"]), json=body)
-
-    def _touch(
-        self,
-        records: Sequence[str | MemoryRecord],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        now: datetime | None = None,
-    ) -> _Call[int]:
-        """Record an access for decay (``Memory.touch``)."""
-        ids = [r.id if isinstance(r, MemoryRecord) else r for r in records]
-        body = _body(
-            records=ids, user_id=user_id, agent_id=agent_id, session_id=session_id, now=now
-        )
-        return _Call("POST", "/v1/touch", lambda d: int(d["count"]), json=body)
-
-    def _resume_extraction(self) -> _Call[int]:
-        """Extract the facts of user turns whose extraction never ran (admin key)."""
-        return _Call("POST", "/v1/resume_extraction", lambda d: int(d["count"]), json={})
-
-    # -- recall -------------------------------------------------------------------------------
-    def _search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        limit: int = 10,
-        filters: dict[str, Any] | None = None,
-        include_history: bool = False,
-        score_threshold: float | None = None,
-    ) -> _Call[builtins.list[ScoredRecord]]:
-        """Hybrid search (dense + BM25, RRF) within the scope (``Memory.search``)."""
-        body = _body(
-            query=query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            limit=limit,
-            filters=filters,
-            include_history=include_history,
-            score_threshold=score_threshold,
-        )
-        return _Call(
-            "POST", "/v1/search", lambda d: [wire.hit_from_json(h) for h in d["results"]], json=body
-        )
-
-    def _recall(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        intent: Intent | None = None,
-        budget_tokens: int = 1000,
-        config: RetrievalConfig | None = None,
-        now: datetime | None = None,
-    ) -> _Call[MemoryContext]:
-        """Build a token-budgeted context of the memories that serve ``query`` (``Memory.recall``)."""
-        body = _body(
-            query=query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            budget_tokens=budget_tokens,
-            now=now,
-            intent=intent.model_dump(mode="json", exclude_defaults=True)
-            if intent is not None
-            else None,
-            config=config.model_dump(mode="json") if config is not None else None,
-        )
-        return _Call("POST", "/v1/recall", wire.context_from_json, json=body)
-
-    def _feedback(
-        self,
-        record_ids: Sequence[str],
-        success: bool = True,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> _Call[dict[str, float]]:
-        """Tell PRISM whether the recalled records helped (``Memory.feedback``)."""
-        body = _body(
-            record_ids=list(record_ids),
-            success=success,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-        )
-        return _Call("POST", "/v1/feedback", lambda d: dict(d["utility"]), json=body)
-
-    def _register_intent(self, name: str, **fields: Any) -> _Call[None]:
-        """Register a PRISM intent template on the server (admin key)."""
-        body = {"name": name, "fields": _plain(fields)}
-        return _Call("POST", "/v1/intents", lambda d: None, json=body)
-
-    def _flush_access(self) -> _Call[int]:
-        """Write the pending access statistics of past recalls now (admin key)."""
-        return _Call("POST", "/v1/flush_access", lambda d: int(d["count"]), json={})
-
-    def _flush_now(self) -> _Call[None]:
-        return _Call("POST", "/v1/flush", lambda d: None, json={})
-
     # -- the public methods: one sync and one async method per operation above ------------------
-    add = _sync(_add)
-    add_many = _sync(_add_many)
-    get = _sync(_get)
-    list = _sync(_list)
-    count = _sync(_count)
-    update = _sync(_update)
-    release = _sync(_release)
-    stats = _sync(_stats)
-    delete = _sync(_delete)
-    delete_all = _sync(_delete_all)
-    delete_by_source = _sync(_delete_by_source)
-    remember = _sync(_remember)
-    buffer = _sync(_buffer)
-    history = _sync(_history)
-    flush_buffer = _sync(_flush_buffer)
-    end_session = _sync(_end_session)
-    task = _sync(_task)
-    consolidate = _sync(_consolidate)
-    forget = _sync(_forget)
-    touch = _sync(_touch)
-    resume_extraction = _sync(_resume_extraction)
-    search = _sync(_search)
-    recall = _sync(_recall)
-    feedback = _sync(_feedback)
-    register_intent = _sync(_register_intent)  # type: ignore[arg-type]  # **fields
-    flush_access = _sync(_flush_access)
+    add = _sync(calls.add)
+    add_many = _sync(calls.add_many)
+    get = _sync(calls.get)
+    list = _sync(calls.list)
+    count = _sync(calls.count)
+    update = _sync(calls.update)
+    release = _sync(calls.release)
+    stats = _sync(calls.stats)
+    delete = _sync(calls.delete)
+    delete_all = _sync(calls.delete_all)
+    delete_by_source = _sync(calls.delete_by_source)
+    remember = _sync(calls.remember)
+    remember_fact = _sync(calls.remember_fact)
+    buffer = _sync(calls.buffer)
+    history = _sync(calls.history)
+    flush_buffer = _sync(calls.flush_buffer)
+    end_session = _sync(calls.end_session)
+    task = _sync(calls.task)
+    consolidate = _sync(calls.consolidate)
+    forget = _sync(calls.forget)
+    touch = _sync(calls.touch)
+    resume_extraction = _sync(calls.resume_extraction)
+    search = _sync(calls.search)
+    recall = _sync(calls.recall)
+    feedback = _sync(calls.feedback)
+    register_intent = _sync(calls.register_intent)  # type: ignore[arg-type]  # **fields
+    flush_access = _sync(calls.flush_access)
 
-    aadd = _async(_add)
-    aadd_many = _async(_add_many)
-    aget = _async(_get)
-    alist = _async(_list)
-    acount = _async(_count)
-    aupdate = _async(_update)
-    arelease = _async(_release)
-    astats = _async(_stats)
-    adelete = _async(_delete)
-    adelete_all = _async(_delete_all)
-    adelete_by_source = _async(_delete_by_source)
-    aremember = _async(_remember)
-    abuffer = _async(_buffer)
-    ahistory = _async(_history)
-    aflush_buffer = _async(_flush_buffer)
-    aend_session = _async(_end_session)
-    atask = _async(_task)
-    aconsolidate = _async(_consolidate)
-    aforget = _async(_forget)
-    atouch = _async(_touch)
-    aresume_extraction = _async(_resume_extraction)
-    asearch = _async(_search)
-    arecall = _async(_recall)
-    afeedback = _async(_feedback)
-    aregister_intent = _async(_register_intent)  # type: ignore[arg-type]  # **fields
-    aflush_access = _async(_flush_access)
+    aadd = _async(calls.add)
+    aadd_many = _async(calls.add_many)
+    aget = _async(calls.get)
+    alist = _async(calls.list)
+    acount = _async(calls.count)
+    aupdate = _async(calls.update)
+    arelease = _async(calls.release)
+    astats = _async(calls.stats)
+    adelete = _async(calls.delete)
+    adelete_all = _async(calls.delete_all)
+    adelete_by_source = _async(calls.delete_by_source)
+    aremember = _async(calls.remember)
+    aremember_fact = _async(calls.remember_fact)
+    abuffer = _async(calls.buffer)
+    ahistory = _async(calls.history)
+    aflush_buffer = _async(calls.flush_buffer)
+    aend_session = _async(calls.end_session)
+    atask = _async(calls.task)
+    aconsolidate = _async(calls.consolidate)
+    aforget = _async(calls.forget)
+    atouch = _async(calls.touch)
+    aresume_extraction = _async(calls.resume_extraction)
+    asearch = _async(calls.search)
+    arecall = _async(calls.recall)
+    afeedback = _async(calls.feedback)
+    aregister_intent = _async(calls.register_intent)  # type: ignore[arg-type]  # **fields
+    aflush_access = _async(calls.flush_access)
 
     # -- export / import: streamed to and from local files ----------------------------------
     def export_jsonl(
@@ -794,7 +280,7 @@ class RemoteMemory:
         try:
             with self._client.stream("GET", "/v1/export", params=params) as r:
                 if r.status_code >= 400:
-                    self._read(_Call("GET", "/v1/export", lambda d: None), r.status_code, r.read())
+                    self._read(Call("GET", "/v1/export", lambda d: None), r.status_code, r.read())
                 n = 0
                 with open(tmp, "wb") as fh:
                     for chunk in r.iter_bytes():
@@ -843,7 +329,7 @@ class RemoteMemory:
         except httpx.TransportError as exc:
             raise self._unavailable(exc) from None
         report = self._read(
-            _Call("POST", "/v1/import", wire.import_report_from_json), r.status_code, r.content
+            Call("POST", "/v1/import", wire.import_report_from_json), r.status_code, r.content
         )
         if progress is not None:
             progress(report.imported)
@@ -855,15 +341,15 @@ class RemoteMemory:
     # -- durability and closing -------------------------------------------------------------
     def flush(self, timeout: float | None = None) -> None:
         """Ask the service to make acknowledged writes durable (``Memory.flush``)."""
-        self._send(self._flush_now())
+        self._send(calls.flush())
 
     async def aflush(self, timeout: float | None = None) -> None:
         """Async :meth:`flush`."""
-        await self._asend(self._flush_now())
+        await self._asend(calls.flush())
 
     def health(self) -> dict[str, Any]:
         """The service's ``GET /v1/health`` answer (``{"status": "ok", ...}``)."""
-        result: dict[str, Any] = self._send(_Call("GET", "/v1/health", dict))
+        result: dict[str, Any] = self._send(Call("GET", "/v1/health", dict))
         return result
 
     def close(self) -> None:
@@ -894,12 +380,3 @@ class RemoteMemory:
 
     def __repr__(self) -> str:
         return f"RemoteMemory({self.url!r})"
-
-
-def _segment(value: str) -> str:
-    """``value`` as one URL path segment."""
-    from urllib.parse import quote
-
-    if not isinstance(value, str) or not value:
-        raise ValidationError(f"an id must be a non-empty string, got {value!r}")
-    return quote(value, safe="")

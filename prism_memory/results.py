@@ -10,7 +10,73 @@ from dataclasses import dataclass, field
 
 from .records import MemoryRecord
 
-__all__ = ["RecordChange", "RememberResult"]
+__all__ = ["SURFACES", "DeleteReport", "RecordChange", "RememberResult", "surface_of"]
+
+#: where a record came from, as ``delete_all`` reports it (:func:`surface_of`)
+SURFACES = (
+    "conversation",
+    "extracted",
+    "memory_tools",
+    "langgraph_store",
+    "task_state",
+    "api",
+)
+
+
+def surface_of(record: MemoryRecord) -> str:
+    """The surface that wrote ``record``: ``langgraph_store`` (an item of ``PrismStore``),
+    ``memory_tools`` (the LangChain memory tools), ``conversation`` (a turn given to
+    ``remember`` or a chat adapter), ``extracted`` (a fact, event or summary derived from
+    turns), ``task_state`` (working memory) or ``api`` (``add`` and the like).
+
+    >>> surface_of(MemoryRecord(text="hi", user_id="a", metadata={"role": "user"}, layer="buffer"))
+    'conversation'
+    """
+    meta = record.metadata
+    if meta.get("prism_store") is not None:
+        return "langgraph_store"
+    surface = meta.get("surface")
+    if isinstance(surface, str) and surface in SURFACES:
+        return surface
+    if record.layer.value in ("buffer", "episodic") and "role" in meta:
+        return "conversation"
+    if record.layer.value == "working":
+        return "task_state"
+    if record.provenance.source.value == "derived" or (
+        record.layer.value in ("semantic", "episodic") and record.provenance.source_ids
+    ):
+        return "extracted"
+    return "api"
+
+
+class DeleteReport(int):
+    """What a deletion removed. It is the number of records (an ``int``, as before), with the
+    counts per layer (``by_layer``) and per surface (``by_surface``, see :func:`surface_of`).
+
+    Example:
+        >>> r = DeleteReport({"semantic": 2, "buffer": 1}, {"langgraph_store": 1, "conversation": 2})
+        >>> r == 3, r.by_surface["langgraph_store"], r.as_dict()["total"]
+        (True, 1, 3)
+    """
+
+    by_layer: dict[str, int]
+    by_surface: dict[str, int]
+
+    def __new__(cls, by_layer: dict[str, int], by_surface: dict[str, int]) -> DeleteReport:
+        report = super().__new__(cls, sum(by_layer.values()))
+        report.by_layer = dict(sorted(by_layer.items()))
+        report.by_surface = dict(sorted(by_surface.items()))
+        return report
+
+    def as_dict(self) -> dict[str, object]:
+        """``{"total", "by_layer", "by_surface"}`` (JSON-ready)."""
+        return {"total": int(self), "by_layer": self.by_layer, "by_surface": self.by_surface}
+
+    def __repr__(self) -> str:
+        return (
+            f"DeleteReport(total={int(self)}, by_layer={self.by_layer}, "
+            f"by_surface={self.by_surface})"
+        )
 
 
 @dataclass

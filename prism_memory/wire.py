@@ -248,6 +248,7 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (errors.StoreLockedError, 503),
     (errors.StoreUnavailableError, 503),
     (errors.EmbeddingDimensionError, 409),
+    (errors.RequestLimitError, 413),
     (errors.StoreError, 500),
     (errors.ExtractionError, 500),
     (errors.ServiceError, 500),

@@ -197,7 +197,11 @@ def covered_turns(
     return covered
 
 
-def covered_turns_shown(items: Iterable[Any], turn_text: dict[str, str]) -> set[str]:
+def covered_turns_shown(
+    items: Iterable[Any],
+    turn_text: dict[str, str],
+    words: Callable[[str], set[str]] = _content_words,
+) -> set[str]:
     """Stricter variant: a compressed or multi-turn item covers only the source turns at least
     half of whose content words are in the text actually shown."""
     covered: set[str] = set()
@@ -206,10 +210,10 @@ def covered_turns_shown(items: Iterable[Any], turn_text: dict[str, str]) -> set[
         if len(sids) <= 2 and not it.compressed:
             covered.update(sids)
             continue
-        have = _content_words(it.shown)
+        have = words(it.shown)
         for s in sids:
-            words = _content_words(turn_text[s])
-            if words and len(words & have) * 2 >= len(words):
+            words_s = words(turn_text[s])
+            if words_s and len(words_s & have) * 2 >= len(words_s):
                 covered.add(s)
     return covered
 

@@ -40,6 +40,7 @@ from .locomo import (
     answer_recall,
     baseline_rankings,
     covered_turns,
+    covered_turns_shown,
     json_items,
     pack_lines,
 )
@@ -47,8 +48,10 @@ from .locomo import (
 __all__ = [
     "BUDGETS",
     "LONG_TURN",
+    "SHORT_ANSWER_WORDS",
     "LongMemQuestion",
     "add_arguments",
+    "answer_string_found",
     "content_words",
     "evaluate_question",
     "ingest_question",
@@ -56,6 +59,8 @@ __all__ = [
     "markdown",
     "parse_date",
     "run",
+    "short_answer",
+    "strict_recall",
     "summarise",
 ]
 
@@ -115,6 +120,41 @@ def content_words(text: str) -> set[str]:
         for w in _TOKEN.findall(text.lower())
         if (len(w) >= 3 or w.isdigit()) and w not in STOPWORDS
     }
+
+
+#: an answer of at most this many words (its first sentence) is checked as a string
+SHORT_ANSWER_WORDS = 6
+_NON_WORD = re.compile(r"[^0-9a-z]+")
+
+
+def short_answer(answer: str) -> str | None:
+    """The gold answer as a normalised string to look for, when it is short (its first
+    sentence, at most ``SHORT_ANSWER_WORDS`` words, a leading article dropped), else ``None``.
+
+    >>> short_answer("14 days. 15 days (including the last day) is also acceptable.")
+    '14 days'
+    >>> short_answer("The Sugar Factory at Icon Park."), short_answer("$270")
+    ('sugar factory at icon park', '270')
+    >>> short_answer("The user would prefer suggestions related to recent research papers") is None
+    True
+    """
+    first = re.split(r"(?<=[.!?])\s", answer.strip(), maxsplit=1)[0]
+    words = _NON_WORD.sub(" ", first.lower()).split()
+    if words and words[0] in ("the", "a", "an") and len(words) > 1:
+        words = words[1:]
+    if not words or len(words) > SHORT_ANSWER_WORDS:
+        return None
+    return " ".join(words)
+
+
+def answer_string_found(text: str, answer: str) -> float | None:
+    """1.0 when the short gold answer appears in ``text`` as whole words, 0.0 when not,
+    ``None`` for a long answer (not checked as a string)."""
+    want = short_answer(answer)
+    if want is None:
+        return None
+    have = " " + " ".join(_NON_WORD.sub(" ", text.lower()).split()) + " "
+    return 1.0 if f" {want} " in have else 0.0
 
 
 def _question(item: dict[str, Any], origin: str) -> LongMemQuestion:
@@ -203,6 +243,25 @@ def _recall(records: Iterable[Any], q: LongMemQuestion) -> float:
     return sum(e in covered for e in q.evidence) / len(q.evidence)
 
 
+def strict_recall(items: Iterable[Any], q: LongMemQuestion) -> float:
+    """Evidence recall judged on the text actually shown: a whole turn covers itself; a
+    passage or compressed item covers an evidence turn only when the shown text holds at
+    least half of that turn's content words, or at least half of the answer's words that the
+    turn holds (the passage kept what answers)."""
+    items = list(items)
+    covered = covered_turns_shown(items, q.turn_text, words=content_words)
+    answer = content_words(q.answer)
+    for it in items:
+        if not it.compressed:
+            continue
+        have = content_words(it.shown)
+        for sid in it.record.provenance.source_ids:
+            bearing = answer & content_words(q.turn_text.get(sid, ""))
+            if bearing and len(bearing & have) * 2 >= len(bearing):
+                covered.add(sid)
+    return sum(e in covered for e in q.evidence) / len(q.evidence)
+
+
 def evaluate_question(
     m: Any, q: LongMemQuestion, user_id: str, budgets: Sequence[int] = BUDGETS
 ) -> dict[str, Any]:
@@ -216,8 +275,12 @@ def evaluate_question(
         "dense": {},
         "prism_answer": {},
         "dense_answer": {},
+        "prism_strict": {},
+        "prism_string": {},
+        "dense_string": {},
         "latency_ms": [],
         "stage_ms": [],
+        "tokens": {},
     }
     for b in budgets:
         t0 = time.perf_counter()
@@ -225,14 +288,17 @@ def evaluate_question(
         row["latency_ms"].append((time.perf_counter() - t0) * 1000)
         row["stage_ms"].append(dict(ctx.trace.timings_ms))
         row["prism"][str(b)] = _recall(ctx.records, q)
+        row["tokens"][str(b)] = ctx.tokens
         row["prism_answer"][str(b)] = answer_recall(ctx.text, q.answer)
+        row["prism_strict"][str(b)] = strict_recall(ctx.items, q)
+        row["prism_string"][str(b)] = answer_string_found(ctx.text, q.answer)
     dense = baseline_rankings(m, user_id, q.question)["dense"]
     for b in budgets:
         packed = pack_lines(dense, b)
         row["dense"][str(b)] = _recall(packed, q)
-        row["dense_answer"][str(b)] = answer_recall(
-            "\n".join(_baseline_line(r) for r in packed), q.answer
-        )
+        shown = "\n".join(_baseline_line(r) for r in packed)
+        row["dense_answer"][str(b)] = answer_recall(shown, q.answer)
+        row["dense_string"][str(b)] = answer_string_found(shown, q.answer)
     return row
 
 
@@ -249,11 +315,36 @@ def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> d
                 }
                 for system in ("prism", "dense", "prism_answer", "dense_answer")
             },
+            **{
+                system: {
+                    str(b): round(statistics.fmean(r[system][str(b)] for r in sub), 4)
+                    for b in budgets
+                }
+                for system in ("prism_strict",)
+                if all(system in r for r in sub)
+            },
+            **{
+                system: {
+                    str(b): round(statistics.fmean(vals), 4)
+                    for b in budgets
+                    if (vals := [r[system][str(b)] for r in sub if r[system][str(b)] is not None])
+                }
+                for system in ("prism_string", "dense_string")
+                if all(system in r for r in sub)
+            },
+            "short_answers": sum(
+                1 for r in sub if r.get("prism_string", {}).get(str(budgets[0])) is not None
+            ),
         }
 
     lat = [x for r in rows for x in r["latency_ms"]]
     out: dict[str, Any] = {
         "overall": means(rows),
+        "mean_context_tokens": {
+            str(b): round(statistics.fmean(r["tokens"][str(b)] for r in rows if "tokens" in r), 1)
+            for b in budgets
+            if any("tokens" in r for r in rows)
+        },
         "per_type": {
             t: means([r for r in rows if r["type"] == t]) for t in sorted({r["type"] for r in rows})
         },
@@ -370,6 +461,35 @@ def markdown(report: dict[str, Any]) -> str:
         + f" at {' / '.join(budgets)} tokens.",
         "",
     ]
+    if "prism_strict" in o:
+        lines += [
+            "Shown-text (strict) evidence recall: a passage or compressed item is credited "
+            "only when the text shown holds half of the evidence turn's content words or "
+            "half of the answer's words in that turn: PRISM "
+            + " / ".join(f"{o['prism_strict'][b]:.3f}" for b in budgets)
+            + " (credited "
+            + " / ".join(f"{o['prism'][b]:.3f}" for b in budgets)
+            + ").",
+            "",
+        ]
+    if o.get("prism_string"):
+        lines += [
+            f"Answer-string recall ({o['short_answers']} questions with a short answer, at "
+            f"most {SHORT_ANSWER_WORDS} words, found as whole words in the context): PRISM "
+            + " / ".join(f"{o['prism_string'].get(b, 0):.3f}" for b in budgets)
+            + ", dense "
+            + " / ".join(f"{o['dense_string'].get(b, 0):.3f}" for b in budgets)
+            + ".",
+            "",
+        ]
+    if report.get("mean_context_tokens"):
+        lines += [
+            "PRISM mean context tokens per question: "
+            + ", ".join(f"@{b}: {v}" for b, v in report["mean_context_tokens"].items())
+            + " (budgets are a ceiling: the relevance floor and the low-information rule leave "
+            "room unspent).",
+            "",
+        ]
     lines += _table("Per question type", report["per_type"], budgets)
     lines += _table("Per evidence length", report["per_evidence_length"], budgets)
     lines += [

@@ -523,7 +523,7 @@ def run(args: argparse.Namespace) -> int:
                         upsert_edge += time.perf_counter() - t
                         bar.update(hi - lo)
                 loaded = size
-                m._notify_write(None)  # points went to the store directly: drop read caches
+                m.record_store.changed(None)  # points went to the store directly: drop read caches
                 t = time.perf_counter()
                 m.store.optimize()  # type: ignore[attr-defined]
                 optimize_s = time.perf_counter() - t

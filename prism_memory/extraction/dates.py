@@ -150,7 +150,10 @@ _EN_PAST = re.compile(
     r"\b(?:I|we|he|she|they)\s+(?:just\s+|already\s+|finally\s+)?\w+ed\b",
     re.IGNORECASE,
 )
-_CN_FUTURE = re.compile(r"要|将|会|打算|计划|准备|想去|以后|之后|安排|明年|下个?月|下周|约了")
+_CN_FUTURE = re.compile(
+    r"要|将|会|打算|计划|准备|想去|以后|之后|安排|明年|下个?月|下周|约了|"
+    r"改到|改在|改成|推迟|延期|提前到|挪到|定在|定于"
+)
 _CN_PAST = re.compile(r"过|以前|曾|去年|上个?月|上周|了")
 _EN_CLOCK = re.compile(
     r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|"
@@ -174,9 +177,19 @@ _CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
 
 def cn_number(text: str) -> int | None:
-    """A number written in digits or Chinese numerals ("两万" -> 20000, "十五" -> 15)."""
+    """A number written in digits or Chinese numerals ("两万" -> 20000, "十五" -> 15); a
+    last digit right after 百/千/万 counts in the next lower unit, as said ("一万二" -> 12000,
+    "三千五" -> 3500).
+
+    >>> cn_number("一万二"), cn_number("一百零二"), cn_number("二十五")
+    (12000, 102, 25)
+    """
     if text.isdigit():
         return int(text)
+    if len(text) >= 3 and text[-1] in _CN_DIGIT and text[-2] in "百千万":
+        head = cn_number(text[:-1])
+        if head is not None:
+            return head + _CN_DIGIT[text[-1]] * _CN_UNIT[text[-2]] // 10
     total, section, digit = 0, 0, 0
     for ch in text:
         if ch in _CN_DIGIT:
@@ -207,6 +220,11 @@ _CN_MONTH_DAY = re.compile(
     rf"(下|上|这|本)个?月([\d{_CN_DIGITS}]{{1,3}})[日号號]|(?<![月\d{_CN_DIGITS}])([\d{_CN_DIGITS}]{{1,3}})[号號](?!码|楼|线|房)"
 )
 _CN_MONTH = re.compile(r"(下|上|这|本)个?月(?![\d零一二两三四五六七八九十]{1,3}[日号號])")
+# a bare month ("五月", "10月份"): not "3个月" (a duration) and not a month with its day
+_CN_BARE_MONTH = re.compile(
+    r"(?<![\d零一二两三四五六七八九十年个每上下这本])(1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月份?"
+    r"(?![\d零一二两三四五六七八九十]{1,3}[日号號])(?!薪|租|费|饼|光|亮|子|嫂|票)"
+)
 _CN_YEAR = re.compile(r"(去年|今年|明年|前年|后年)(?:([\d一二三四五六七八九十]{1,3})月)?")
 _CN_HOLIDAYS = {
     "元旦": (1, 1),
@@ -606,6 +624,8 @@ def find_times(text: str, base: datetime) -> list[TimeMention]:
             add(m, datetime(year, max(1, min(12, _cn_int(m.group(2)))), 1, tzinfo=tz), "month")
         elif m.group(1) != "今年":
             add(m, datetime(year, 1, 1, tzinfo=tz), "year")
+    for m in _CN_BARE_MONTH.finditer(text):
+        add(m, _resolve_month(_cn_int(m.group(1)), base, tense, ""), "month")
     for m in _CN_HOLIDAY.finditer(text):
         month, day = _CN_HOLIDAYS[m.group(0)]
         add(m, resolve_year(month, day, base, tense))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from ..records import Entity
-from .patterns import _CAPITALISED, _NOT_NAMES, _PERSON_REL, _TITLED, _ZH_PERSON
+from .patterns import _CAPITALISED, _NOT_NAMES, _PERSON_REL, _TITLED
+from .sentences import is_cjk
+from .zh_names import find_names
 
 __all__ = ["find_entities"]
 
@@ -17,8 +19,9 @@ def find_entities(text: str) -> list[Entity]:
         found.setdefault(m.group("name").lower(), Entity(type="person", name=m.group("name")))
     for m in _PERSON_REL.finditer(text):
         found.setdefault(m.group("name").lower(), Entity(type="person", name=m.group("name")))
-    for m in _ZH_PERSON.finditer(text):
-        found.setdefault(m.group("name"), Entity(type="person", name=m.group("name")))
+    if is_cjk(text):  # Chinese names by their place in the sentence (zh_names.py)
+        for zh in find_names(text):
+            found.setdefault(zh.name, Entity(type="person", name=zh.name))
     for m in _CAPITALISED.finditer(text):
         words = [w for w in re.split(r"[ -]", m.group(0)) if w not in _NOT_NAMES]
         if not words:

@@ -160,11 +160,16 @@ def extract(
     if _SMALL_TALK.match(text):
         return []
     owner = speaker if speaker and speaker.lower() not in _SPEAKER_ROLES else None
+    people = tuple(people)
     english = EnglishExtractor(event_time, owner, people)
-    chinese = ChineseExtractor(event_time, owner)
+    chinese: ChineseExtractor | None = None  # built for the first Chinese sentence only
     out: list[FactCandidate] = []
     for sentence in split_sentences(text):
-        found = chinese.sentence(sentence) if is_cjk(sentence) else english.sentence(sentence)
+        if is_cjk(sentence):
+            chinese = chinese or ChineseExtractor(event_time, owner, people)
+            found = chinese.sentence(sentence)
+        else:
+            found = english.sentence(sentence)
         for c in found:
             c.evidence = sentence.strip()  # what the record states, for its vector and audit
             if c.generic:  # a statement of uncertain use ranks below the turn it comes from

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ValidationError
 from ..records import Kind, normalize_text
+from .zh_render import is_chinese_fields, render_fact_zh, render_person_zh, render_preference_zh
 
 __all__ = [
     "POLICIES",
@@ -123,6 +124,8 @@ _SLOT_PHRASES = {
 
 def _render_preference(f: dict[str, Any]) -> str:
     """``Maya likes aisle seats``: who, polarity, what (the quoted reasons stay in ``fields``)."""
+    if is_chinese_fields(f.get("holder"), f.get("subject")):
+        return render_preference_zh(f)
     text = f"{_who(f.get('holder'))} {_POLARITY_VERB.get(str(f.get('polarity')), 'likes')} {f.get('subject')}"
     if f.get("category") and str(f["category"]).lower() not in str(f.get("subject")).lower():
         text += f" ({f['category']})"
@@ -135,6 +138,8 @@ def _is_cjk(text: str) -> bool:
 
 def _render_fact(f: dict[str, Any]) -> str:
     """``Maya plays bass in a jazz band``, ``Maya lives in Leipzig``, ``User's budget: 1200``."""
+    if is_chinese_fields(f.get("subject"), f.get("value")):
+        return render_fact_zh(f)
     who = _who(f.get("subject"))
     value = str(f.get("value"))
     attribute = str(f.get("attribute"))
@@ -168,6 +173,8 @@ def _person_entry(entry: object) -> str:
 
 def _render_person(f: dict[str, Any]) -> str:
     """``Anna (sister): works as nurse in Berlin; likes hiking`` or ``Person: Anna (sister)``."""
+    if is_chinese_fields(f.get("name"), f.get("relationship")):
+        return render_person_zh(f)
     name = str(f.get("name"))
     rel = f" ({f['relationship']})" if f.get("relationship") else ""
     if not f.get("attributes"):

@@ -268,6 +268,8 @@ _HYPOTHETICAL = re.compile(
     r"let\s+us\s+say|let's\s+say|even if|unless|were I|had I)\b",
     re.I,
 )
+# question words used as "any-": 什么都吃, 谁都知道, 哪儿都去 ask nothing
+_ZH_INDEFINITE = re.compile(r"(?:什么|谁|哪[里儿个些家]|怎么|多少)(?:都|也)")
 _ZH_HYPOTHETICAL = re.compile(r"如果|假如|要是|万一|假设|假使|倘若|的话|即使|就算|想象一下")
 _WISH = re.compile(
     r"\bI\s+(?:wish|would\s+love\s+to\s+someday|dream\s+of)\b|"
@@ -297,6 +299,7 @@ _SARCASM_EMPHASIS = re.compile(
     r"\bcannot\s+get\s+enough\s+of\b|\bsuch\s+fun\b|/s\s*$"
 )
 _SARCASM_ALONE = re.compile(r"\byeah,?\s+right\b|\bas\s+if\s*[!.]*$|\bnot!\s*$|/s\s*$", re.I)
+_ZH_WISH = re.compile(r"^(?:我|我们)?(?:真|好|多么)?(?:希望|但愿|梦想着?|巴不得|真想|好想|多想)")
 _ZH_SARCASM_OPENER = re.compile(r"^(?:是啊|对啊|对呀|是呀|呵呵|好啊|可不是|真是的?|行吧)")
 _ZH_SARCASM_EMPHASIS = re.compile(r"最喜欢|最爱|太喜欢|真开心|真好玩|真棒|太棒了|好开心")
 _CHITCHAT = re.compile(
@@ -329,12 +332,14 @@ def speech_act(sentence: str) -> SpeechAct:
     if is_cjk(s):
         if _ZH_HYPOTHETICAL.search(s):
             return "hypothetical"
-        if _ZH_QUESTION.search(s):
+        if _ZH_QUESTION.search(_ZH_INDEFINITE.sub("", s)):
             return "question"
         if _ZH_REPORTED.search(s):
             return "reported"
         if _ZH_SARCASM_OPENER.search(s) and _ZH_SARCASM_EMPHASIS.search(s):
             return "sarcasm"
+        if _ZH_WISH.search(s):
+            return "wish"
         return "statement"
     if _EN_QUESTION_START.match(s):
         return "question"

@@ -8,6 +8,9 @@ Design:
 - Without an LLM the summary is extractive (:func:`extractive_summary`: the most informative
   statements, whole sentences told in the third person ("Ann adopted a puppy"), within a token
   bound); with one it is distilled by the model, with the extractive text as the fallback.
+  A summary is written in its session's language: a Chinese session's sentences keep their
+  own punctuation and take no spaces or English glue ("助手说：", not "The assistant said:"),
+  and the model is asked for Chinese.
   Summaries are session digests: rendered in the timeline, never among the facts. Optional reflection asks the model for insights over the
   new summaries and writes ``reflection`` records.
 - Turns are marked (their ``consolidated_at`` field, kept by ``update`` and by export/import)
@@ -48,6 +51,7 @@ __all__ = [
     "consolidate_scope",
     "consolidate_turns",
     "extractive_summary",
+    "is_chinese",
     "select_turns",
     "split_windows",
 ]
@@ -86,10 +90,12 @@ def _told(sentence: str, turn: MemoryRecord) -> str:
     Lisbon"), so the summary reads as prose without speaker tags."""
     who = turn.speaker if turn.speaker and turn.speaker not in _ROLE_NAMES else None
     role = str(turn.metadata.get("role") or "user")
+    if is_cjk(sentence):
+        if role == "assistant":
+            return f"助手说：{sentence}"
+        return re.sub(r"我(?!们)", who or "用户", sentence, count=1)
     if role == "assistant":
         return f"The assistant said: {sentence}"
-    if is_cjk(sentence):
-        return re.sub(r"我(?!们)", who or "用户", sentence, count=1)
     if not re.search(r"\b(?:I|[Mm]y|me)\b", sentence):
         return sentence
     return third_person(sentence, who or "The user")
@@ -103,7 +109,53 @@ _REACTION = re.compile(
     r"me too|no way|oh)\b",
     re.I,
 )
+_ZH_REACTION = re.compile(
+    r"^\W*(?:哈+|嗯+|哦+|噢|好的|好吧|谢谢|多谢|感谢|太好了|不错|是的|对的|没问题|收到|明白|"
+    r"知道了|辛苦了|再见|拜拜|晚安|早安|你好|您好)[\W哈嗯啊呀哦吧]*$"
+)
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "human", "ai"})
+
+
+def _too_short(sentence: str) -> bool:
+    """Too little to carry content: under 12 characters and 4 words, or, in Chinese (no
+    spaces), under 6 characters."""
+    if is_cjk(sentence):
+        return len(sentence.strip()) < 6
+    return len(sentence) < 12 or len(sentence.split()) < 4
+
+
+def is_chinese(texts: Sequence[str]) -> bool:
+    """True when Chinese characters are at least a third of the letters of the texts (the
+    language a summary of them is written in).
+
+    >>> is_chinese(["我下周去杭州出差。", "OK"]), is_chinese(["I fly to Rome on May 3."])
+    (True, False)
+    """
+    han = sum(len(_HAN.findall(t)) for t in texts)
+    latin = sum(len(_LATIN_WORD.findall(t)) for t in texts)
+    return han > 0 and han >= 0.5 * latin  # a word of ~5 letters weighs about two characters
+
+
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]")
+
+
+def _join(parts: Sequence[str]) -> str:
+    """Sentences as one text: a Chinese one ends in 。 and takes no space after another."""
+    out = ""
+    chinese_before = False
+    for part in parts:
+        part = part.strip()
+        if not part:
+            continue
+        chinese = is_cjk(part)
+        if chinese and part[-1] not in "。！？!?…；;.":
+            part += "。"
+        if out and not (chinese and chinese_before):
+            out += " "
+        out += part
+        chinese_before = chinese
+    return out
 
 
 def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_TOKENS) -> str:
@@ -114,7 +166,7 @@ def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_
     for i, turn in enumerate(turns):
         keys = {e.key for e in turn.entities}
         for j, sentence in enumerate(split_sentences(turn.text.strip())):
-            if len(sentence) < 12 or len(sentence.split()) < 4 or _REACTION.match(sentence):
+            if _too_short(sentence) or _REACTION.match(sentence) or _ZH_REACTION.match(sentence):
                 continue
             statement = speech_act(sentence) == "statement"
             score = score_importance(sentence) + 0.1 * len(_words(sentence) & keys)
@@ -136,7 +188,7 @@ def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_
         if used >= max_tokens:
             break
     chosen.sort(key=lambda x: (x[0], x[1]))
-    return " ".join(text for _, _, _, text, _ in chosen)
+    return _join([text for _, _, _, text, _ in chosen])
 
 
 def centroid(vectors: Sequence[Sequence[float]]) -> list[float] | None:
@@ -167,10 +219,11 @@ def _llm_text(engine: Engine, prompt: str) -> str | None:
 
 def _reflect(engine: Engine, scope: Scope, summaries: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     body = "\n".join(f"- {s.text}" for s in summaries)
+    language = "Chinese" if is_chinese([s.text for s in summaries]) else "English"
     text = _llm_text(
         engine,
-        "From these conversation summaries, state up to 3 durable insights about the user "
-        'as JSON {"insights": ["..."]}.\n' + body,
+        f"From these conversation summaries, state up to 3 durable insights about the user, in "
+        f'{language}, as JSON {{"insights": ["..."]}}.\n' + body,
     )
     if text is None:
         return []
@@ -241,10 +294,11 @@ def consolidate_turns(
         for window in split_windows(turns):
             text = extractive_summary(window)
             if engine.llm is not None:
+                language = "Chinese" if is_chinese([t.text for t in window]) else "English"
                 distilled = _llm_text(
                     engine,
-                    "Summarise these conversation turns in at most two sentences, keeping "
-                    "names, dates and numbers:\n"
+                    f"Summarise these conversation turns in {language}, in at most two "
+                    "sentences, keeping names, dates and numbers:\n"
                     + "\n".join(f"{t.speaker}: {t.text}" for t in window),
                 )
                 text = distilled or text

@@ -4,9 +4,13 @@ Design:
 - Score every candidate with the PRISM objectives (``scoring.py``); the cosine to the query
   comes from the vectors the broad retrieve already returned (numpy, no refetch).
 - Select: drop expired (``valid_to`` passed), superseded and quarantined records; drop
-  candidates no lexical/entity/task route supports whose cosine is below ``min_semantic`` or
-  whose score is far below the best (``relative_floor``) -- a small store must not pad the
-  context with unrelated memories; drop near-duplicates (cosine above ``dedup_threshold``,
+  candidates only meaning found (no lexical, entity, time or task support) whose relevance
+  (query cosine) is below ``relevance_floor`` x the best
+  candidate's (:func:`relevance_floor`: relative to the query's best hit, so calibrated to the
+  embedder in use; a context may be shorter than its budget: budgets are a ceiling, never a
+  quota), candidates no lexical/entity/task route supports whose cosine is below
+  ``min_semantic``, and those whose score is far below the best (``relative_floor``) -- a
+  small store must not pad the context with unrelated memories; drop near-duplicates (cosine above ``dedup_threshold``,
   optionally MMR re-ranking); flag contradictions (``contradicts`` relations) in trace and text.
 - Compress below the record (``text.compress_text``, opt-in): a long turn keeps only the
   sentences that share words with the query (its id, hence its source turn, is kept), joined
@@ -57,13 +61,15 @@ from .scoring import (
     semantic_score,
     task_relevance,
 )
-from .text import NO_LIMIT, analysed, compress_text, content_terms
+from .text import NO_LIMIT, analysed, compress_text, content_terms, is_filler
 
 __all__ = [
     "Scored",
+    "low_information",
     "pack",
     "place",
     "prism_total",
+    "relevance_floor",
     "score_candidates",
     "select",
 ]
@@ -161,18 +167,81 @@ def score_candidates(
     return out
 
 
-def select(scored: list[Scored], config: RetrievalConfig, trace: RecallTrace) -> list[Scored]:
-    """Relevance floors, near-duplicate removal (threshold or MMR), contradiction flags."""
+def relevance_floor(scored: Sequence[Scored], share: float) -> float | None:
+    """The relevance below which a candidate that only meaning found is not worth its tokens:
+    ``share`` of the best relevance (query cosine) among the candidates that could answer --
+    the current session's turns and questions aside (a question asked before, "What should I
+    cook tonight?", sits close to the query without answering it). ``None`` (no floor) when
+    ``share`` is 0 or no candidate has a relevance. Relative to the query's best hit, so it
+    is calibrated to whatever embedder produced the cosines.
+
+    >>> from types import SimpleNamespace as S
+    >>> def c(cos, text="Refunds within 60 days."):
+    ...     return S(cosine=cos, section="semantic", record=S(text=text))
+    >>> relevance_floor([c(0.9, "Any refunds?"), c(0.68), c(0.1)], 0.5)
+    0.34
+    """
+    if share <= 0:
+        return None
+    cosines = [
+        s.cosine
+        for s in scored
+        if s.cosine is not None
+        and s.section != "buffer"
+        and not s.record.text.rstrip().endswith(("?", "？"))
+    ]
+    best = max(cosines, default=0.0)
+    return share * best if best > 0 else None
+
+
+def low_information(record: MemoryRecord, query_terms: AbstractSet[str]) -> bool:
+    """A turn that takes context budget without carrying anything: an assistant, tool or
+    system turn every sentence of which is filler (at most two content words, none from the
+    query, no number and no name: "Noted.", "Got it, thanks!", "Sounds good."), or any turn
+    with no content word at all ("ok", "yes!"). The user's own short statements ("I'm
+    vegan") are kept: they are often the fact itself.
+
+    >>> turn = MemoryRecord(text="Noted!", user_id="a", layer="episodic", kind="observation",
+    ...                     metadata={"role": "assistant"})
+    >>> booked = turn.model_copy(update={"text": "Booked for 8pm."})
+    >>> low_information(turn, set()), low_information(booked, set())
+    (True, False)
+    """
+    role = record.metadata.get("role")
+    if role is None or record.kind != Kind.OBSERVATION:
+        return False
+    sentences, infos = analysed(record.text)
+    if not any(infos):
+        return True
+    if role == "user":
+        return False
+    terms = set(query_terms)
+    return all(is_filler(sent, info, terms) for sent, info in zip(sentences, infos))
+
+
+def select(
+    scored: list[Scored], config: RetrievalConfig, trace: RecallTrace, *, query: str = ""
+) -> list[Scored]:
+    """Relevance floors, low-information turns, near-duplicate removal (threshold or MMR),
+    contradiction flags."""
     if not scored:
         return []
     best = scored[0].total
+    floor = relevance_floor(scored, config.relevance_floor)
+    query_terms = content_terms(query)
     kept: list[Scored] = []
     for s in scored:
         supported = bool(set(s.routes) & _ROUTES_WITH_EVIDENCE) or s.parts.task >= 0.7
+        if low_information(s.record, query_terms):
+            s.trace.outcome = "cut:low_information"
+            continue
         if s.section == "buffer":
             pass  # the current session's turns are always eligible for the recent section
         elif not supported and s.cosine is not None and s.cosine < config.min_semantic:
             s.trace.outcome = "cut:low_similarity"
+            continue
+        elif not supported and floor is not None and s.cosine is not None and s.cosine < floor:
+            s.trace.outcome = "cut:below_relevance_floor"
             continue
         elif s.total < config.min_score or s.total < config.relative_floor * best:
             s.trace.outcome = "cut:low_score"

@@ -11,12 +11,54 @@ Design:
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..records import MemoryRecord
+from ..tokens import count_tokens
+from .items import ContextItem
+from .render import render
 
-__all__ = ["CandidateTrace", "ContextItem", "MemoryContext", "RecallTrace"]
+__all__ = [
+    "CandidateTrace",
+    "ContextItem",
+    "MemoryContext",
+    "RecallTrace",
+    "in_thread",
+    "thread_signature",
+]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def in_thread(record: MemoryRecord, session_id: str | None, texts: Iterable[str]) -> bool:
+    """Whether the conversation in the prompt already shows ``record``: a record of the
+    session ``session_id`` (its turns, buffered or moved on to the episodic layer, and a
+    summary of that session; long-term facts are not session-scoped), or a record whose text is
+    one of ``texts`` (the messages in the prompt; whitespace-insensitive). The one rule of
+    "drop what the thread already shows", for recall and for :meth:`MemoryContext.without`.
+
+    >>> r = MemoryRecord(text="I'm  vegan", user_id="a", session_id="t1", metadata={"role": "user"})
+    >>> in_thread(r, "t1", ()), in_thread(r, None, ["I'm vegan"]), in_thread(r, "t2", ())
+    (True, True, False)
+    """
+    if session_id is not None and session_id in (
+        record.session_id,
+        record.metadata.get("session_id"),  # a summary of that session's turns
+    ):
+        return True
+    shown = texts if isinstance(texts, (set, frozenset)) else {_norm(t) for t in texts if t}
+    return _norm(record.text) in shown
+
+
+def thread_signature(session_id: str | None, texts: Iterable[str]) -> str:
+    """A short key of a thread view (for the recall cache)."""
+    blob = "\x1e".join([session_id or "", *sorted({_norm(t) for t in texts if t})])
+    return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 @dataclass
@@ -69,25 +111,6 @@ class RecallTrace:
 
 
 @dataclass
-class ContextItem:
-    """A record as shown in the context: its section and the text actually rendered.
-
-    ``score`` is the PRISM score the record was ranked by (its scale depends on the weights);
-    ``relevance`` is the cosine of the query and the record's vector clipped to [0, 1] (the
-    same value as a ``Memory.search`` hit's ``score``), ``None`` on items built by hand.
-    """
-
-    record: MemoryRecord
-    section: str
-    shown: str
-    score: float = 0.0
-    routes: list[str] = field(default_factory=list)
-    compressed: bool = False
-    neighbour_of: str | None = None
-    relevance: float | None = None
-
-
-@dataclass
 class MemoryContext:
     """The result of :meth:`Memory.recall`: a token-budgeted, rendered context.
 
@@ -118,3 +141,35 @@ class MemoryContext:
     def ids(self) -> list[str]:
         """Ids of the records in context order (pass them to ``Memory.feedback``)."""
         return [r.id for r in self.records]
+
+    def without(self, *, session_id: str | None = None, texts: Iterable[str] = ()) -> MemoryContext:
+        """This context without what the current conversation already shows, rendered again.
+
+        Left out: the turns of ``session_id`` (buffered, or moved on to the episodic layer
+        when the session ended or the buffer overflowed), and any record, of any layer, whose
+        text is one of ``texts`` (the messages already in the prompt; whitespace-insensitive).
+        Every adapter that puts a recall next to a conversation uses this one rule. A context
+        an LLM compressed cannot be split and is returned as it is.
+
+        >>> from prism_memory import MemoryRecord
+        >>> r = MemoryRecord(text="I'm vegan", user_id="a", session_id="t1", layer="buffer",
+        ...                  metadata={"role": "user"})
+        >>> ctx = MemoryContext("...", [r], 5, 100, items=[ContextItem(r, "buffer", r.text)])
+        >>> len(ctx.without(session_id="t1")), len(ctx.without(texts=["I'm  vegan"]))
+        (0, 0)
+        """
+        shown = frozenset(_norm(t) for t in texts if t and t.strip())
+        if self.trace.compression.startswith("llm"):
+            return self
+        keep = [item for item in self.items if not in_thread(item.record, session_id, shown)]
+        if len(keep) == len(self.items):
+            return self
+        text = render(keep)
+        return MemoryContext(
+            text,
+            [item.record for item in keep],
+            count_tokens(text) if text else 0,
+            self.budget_tokens,
+            self.trace,
+            keep,
+        )

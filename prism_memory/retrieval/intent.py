@@ -223,13 +223,24 @@ def parse_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | N
     return None
 
 
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
 def _find_names(query_norm: str, names: Iterable[str]) -> list[str]:
-    """Known names (1-4 words) that occur in the query as whole words (possessives too)."""
+    """Known names (1-4 words) that occur in the query as whole words (possessives too).
+
+    Chinese writes no spaces: a known name with Chinese characters (李明杰, 王丽娟的婶婶) counts
+    where it occurs inside the query ("李明杰和王志宏谁更年轻"); only queries with Chinese
+    characters pay for that scan.
+    """
     words = [re.sub(r"'s$", "", w) for w in re.findall(r"[\w'.&-]+", query_norm)]
     words = [w.strip(".'-") for w in words]
     grams = {" ".join(words[i : i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
     known = names if isinstance(names, (set, frozenset)) else set(names)
-    return sorted(g for g in grams if len(g) >= 2 and g in known)
+    found = {g for g in grams if len(g) >= 2 and g in known}
+    if _CJK.search(query_norm):
+        found.update(n for n in known if len(n) >= 2 and _CJK.search(n) and n in query_norm)
+    return sorted(found)
 
 
 def analyze_query(

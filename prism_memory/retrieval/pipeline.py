@@ -5,7 +5,7 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   events), never the facade. ``search`` is the plain mode of the same pipeline: the dense and
   BM25 routes, fused by the one RRF of ``fusion.py``, no intent or construct.
 - Intent: the caller's :class:`Intent` over a registered template for its step over rule-based
-  query analysis (entity and speaker names the store knows, from cached payload facets;
+  query analysis (entity and speaker names the store knows, from per-scope name counts;
   temporal expressions); an LLM parser only when configured.
 - Broad retrieve: every route in ONE batched store call (``query_routes``) with the dense
   vectors returned, fused (RRF / DBSF) into a pool; neighbours of short episodic hits come
@@ -18,8 +18,9 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   come from the pool or one ``get_vectors`` call).
 - Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
   a data block; optional LLM compression with a timeout and extractive fallback.
-- Query embeddings, facets and whole results are cached; every write in a scope (the
-  engine's write events) invalidates what it could change.
+- Query embeddings and whole results are cached; every write in a scope (the engine's
+  write events) invalidates what it could change. The names a scope knows (speakers, entity
+  keys, counts: ``names.py``) are read by facets once and then kept current by the events.
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -51,13 +52,14 @@ from ..stores.base import CJK_VECTOR, DENSE_VECTOR, RouteQuery, hybrid_routes
 from ..stores.filters import Condition, RecordFilter
 from ..tokens import count_tokens
 from .access import AccessLog
-from .cache import RecallCache, scopes_overlap
+from .cache import RecallCache
 from .calibration import Calibration, calibration_for
 from .construct import Scored, pack, prism_total, score_candidates, select
-from .context import MemoryContext, RecallTrace
+from .context import MemoryContext, RecallTrace, in_thread, thread_signature
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
 from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
+from .names import ScopeNames, known_names
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .routes import plan_routes
 from .scoring import check_score_threshold, informativeness, relevance, updated_utility
@@ -66,7 +68,6 @@ __all__ = ["RecallPipeline"]
 
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 _QVEC_CACHE = 1024
-_FACET_LIMIT = 2000
 
 
 class RecallPipeline:
@@ -78,8 +79,7 @@ class RecallPipeline:
         self.intents = IntentRegistry()
         self.recall_cache = RecallCache(cfg.cache_size, cfg.cache_ttl_s)
         self._qvecs: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
-        # scope key -> (the scope, its entity keys and speakers)
-        self._facets: dict[str, tuple[Scope, tuple[frozenset[str], dict[str, list[str]]]]] = {}
+        self.names = ScopeNames(engine.store, engine.visible_filter)
         self._read_lock = threading.Lock()
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         engine.on_write(self._invalidate_reads)
@@ -110,15 +110,10 @@ class RecallPipeline:
     # -- caches -------------------------------------------------------------------------
     def _invalidate_reads(self, event: WriteEvent) -> None:
         """Drop what a write or delete in ``event.scope`` could have changed: every cached
-        context and facet whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`)."""
-        scope = event.scope
-        self.recall_cache.invalidate(scope)
-        with self._read_lock:
-            if scope is None:
-                self._facets.clear()
-            else:
-                for key in [k for k, v in self._facets.items() if scopes_overlap(scope, v[0])]:
-                    del self._facets[key]
+        context whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`);
+        the scopes' name counts take in inserted records and drop on any other change."""
+        self.recall_cache.invalidate(event.scope)
+        self.names.on_write(event.scope, event.inserted)
 
     def _query_vector(self, query: str, embedder: Embedder | None = None) -> list[float]:
         emb = embedder or self.engine.embedder
@@ -136,34 +131,9 @@ class RecallPipeline:
         return vec
 
     def _known_names(self, scope: Scope) -> tuple[frozenset[str], dict[str, list[str]]]:
-        """Entity keys and speakers of the scope (payload facets), cached until a write."""
-        key = scope.key()
-        with self._read_lock:
-            hit = self._facets.get(key)
-        if hit is not None:
-            return hit[1]
-        flt = self.engine.visible_filter()
-        speakers: dict[str, list[str]] = {}
-        for value, _ in self.engine.store.facet("speaker", scope, flt, limit=_FACET_LIMIT):
-            norm = value.casefold().strip()
-            if norm and norm not in ("user", "assistant", "system", "tool"):
-                speakers.setdefault(norm, []).append(value)
-                first = norm.split()[0]  # "Priya Shah" is also asked about as "Priya"
-                if first != norm and len(first) > 2:
-                    speakers.setdefault(first, []).append(value)
-        # An entity tagged on a large share of the records (a speaker's own name, a word the
-        # extractor over-tags) does not narrow anything: like a term with no IDF, skip it.
-        total = max(1, self.engine.store.count(scope, flt))
-        cap = max(3.0, self.engine.config.retrieval.entity_max_share * total)
-        entities = frozenset(
-            v
-            for v, n in self.engine.store.facet("entity_keys", scope, flt, limit=_FACET_LIMIT)
-            if n <= cap and v not in speakers
-        )
-        result = (entities, speakers)
-        with self._read_lock:
-            self._facets[key] = (scope, result)
-        return result
+        """Entity keys and speakers of the scope (facets once, then kept by write events)."""
+        counts = self.names.counts(scope)
+        return known_names(counts, self.engine.config.retrieval.entity_max_share)
 
     # -- intent -------------------------------------------------------------------------
     def register_intent(self, name: str, **fields: Any) -> None:
@@ -268,6 +238,8 @@ class RecallPipeline:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        thread_session: str | None = None,
+        thread_texts: Sequence[str] = (),
     ) -> MemoryContext:
         """Build a token-budgeted context of the memories that serve ``query``."""
         self.engine.check_open()
@@ -292,6 +264,9 @@ class RecallPipeline:
         cfg = config or self.engine.config.retrieval
         cfg_sig = _config_signature(cfg)
         given_sig = intent.signature() if intent is not None else "-"
+        thread = frozenset(" ".join(t.split()) for t in thread_texts if t and t.strip())
+        if thread_session is not None or thread:
+            given_sig += "|thread:" + thread_signature(thread_session, thread)
         use_cache = cfg.cache_size > 0 and cfg.cache_ttl_s > 0
         cached = (
             self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig)
@@ -355,6 +330,11 @@ class RecallPipeline:
             trace=trace,
             calibrate=cal,
         )
+        if thread_session is not None or thread:  # the prompt shows these already
+            for x in scored:
+                if in_thread(x.record, thread_session, thread):
+                    x.trace.outcome = "cut:in_thread"
+            scored = [x for x in scored if x.trace.outcome != "cut:in_thread"]
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
         if (cfg.dedup_vectors or spoken) and scored:
             if spoken:
@@ -363,7 +343,7 @@ class RecallPipeline:
                 for x in scored:
                     vec = vectors.get(x.record.id)
                     x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
-        selected = select(scored, cfg, trace)
+        selected = select(scored, cfg, trace, query=query)
         if cfg.expand_neighbors > 0 and cfg.expand_top > 0:
             selected = self._expand(
                 selected,

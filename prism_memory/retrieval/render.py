@@ -8,6 +8,9 @@ Design:
   session summaries, in time order, grouped under one date header per day so the date is paid
   for once; a derived line starts with "- "), recent turns of the current session.
 - Every item carries its source (speaker or source) and time (its line, or its group header).
+  A tool's result is shown as tool output (``tool output (name): ...``), never as a speaker's
+  words; a turn that carries nothing ("Noted.", "Got it") never reaches the block
+  (``construct.low_information``).
 - Quarantined records are refused here as a last line of defence, whatever the caller
   passed.
 - Everything shown that comes from data (text, speaker, role, task id, source, dates, date
@@ -31,7 +34,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from ..records import Kind, Layer, MemoryRecord, Source, Trust
-from .context import ContextItem
+from .items import ContextItem
 
 __all__ = [
     "BLOCK_CLOSE",
@@ -239,6 +242,11 @@ def section_of(record: MemoryRecord, buffer_session: str | None) -> str:
 
 
 def _who(record: MemoryRecord) -> str:
+    """Who said a turn; a tool's output is labelled as such (``tool output (name)``), never
+    shown as if someone had said it."""
+    if record.metadata.get("role") == "tool":
+        name = record.metadata.get("name")
+        return f"tool output ({escape(str(name))})" if name else "tool output"
     return escape(
         record.speaker or str(record.metadata.get("role") or record.provenance.source.value)
     )

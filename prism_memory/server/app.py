@@ -4,19 +4,21 @@ Design:
 - :func:`create_app` composes the parts over one ``Memory`` it is given (and does not own):
   ``routes.router`` (``/v1``), ``inspector.router`` (``/``) and, when the ``mcp`` extra is
   installed, the MCP SDK's streamable-HTTP endpoint (``/mcp``) behind the same API keys.
-  :func:`serve` opens the ``Memory``, checks the bind address against the keys, runs uvicorn
-  and closes the store (flushed) on shutdown.
+  :func:`serve` checks the bind address against the keys, loads the model and the store's
+  indexes (so ``/v1/health`` answering means ready) and runs uvicorn; ``prism serve`` opens
+  the ``Memory`` before and closes it (flushed) after.
 - Errors: a :class:`~prism_memory.errors.PrismError` answers with its class name, message and
   status (:mod:`prism_memory.wire`); a malformed body answers 422 ``ValidationError`` naming
   the field; anything else 500 ``ServiceError`` without a traceback (logged on the server).
-- Limits: body size and time to answer (:mod:`.limits`) wrap everything but MCP's own stream.
+- Limits (:mod:`.limits`): every body is size-limited; the time to answer is limited on every
+  route but MCP's streams and the streamed export / import.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from ..errors import AuthenticationError, PrismError, ValidationError
@@ -44,6 +46,7 @@ def _require_server_extra() -> None:
         import fastapi  # noqa: F401
         import jinja2  # noqa: F401
         import multipart  # noqa: F401
+        import orjson  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
         raise ImportError(
@@ -151,6 +154,8 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, PrismError):  # e.g. a streamed body over the limit
+            return JSONResponse(error_to_json(exc.__cause__), status_code=status_of(exc.__cause__))
         name = {404: "NotFoundError", 405: "ValidationError"}.get(exc.status_code, "ServiceError")
         message = f"{request.method} {request.url.path}: {exc.detail}; see /docs for the routes"
         return JSONResponse(
@@ -170,16 +175,15 @@ def create_app(
             Route("/mcp", endpoint=mounted[0], methods=["GET", "POST", "DELETE"])
         )
 
-    limited: Callable[..., Awaitable[None]] = LimitsMiddleware(
+    return LimitsMiddleware(
         app,
         max_body_bytes=max_body_bytes,
         timeout=request_timeout,
         large=("/v1/import",),
         max_large_bytes=max_import_bytes,
-        untimed=("/mcp", "/v1/import"),
+        # MCP streams; an export is written whole before its answer starts
+        untimed=("/mcp", "/v1/import", "/v1/export"),
     )
-    limited.fastapi = app  # type: ignore[attr-defined]  # tests and embedders reach the app
-    return limited
 
 
 def serve(

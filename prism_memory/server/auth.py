@@ -14,8 +14,8 @@ Design:
   a loopback address only.
 
 Example:
-    >>> ring = KeyRing.from_json('{"k1": {"user_ids": ["alice"]}}')
-    >>> p = ring.authenticate("Bearer k1")
+    >>> ring = KeyRing.from_json('{"k-alice-6f1c9d2e": {"user_ids": ["alice"]}}')
+    >>> p = ring.authenticate("Bearer k-alice-6f1c9d2e")
     >>> authorize(p, user_id="alice", session_id="s1")
     >>> default_scope(p)
     {'user_id': 'alice'}

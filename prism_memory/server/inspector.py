@@ -27,6 +27,7 @@ from ..errors import AuthenticationError, PermissionDeniedError, PrismError
 from ..memory import Memory
 from ..records import SCOPE_FIELDS, Kind, Layer, MemoryRecord
 from .auth import OPEN, Principal, ScopeKwargs, authorize, default_scope
+from .routes import visible_stats
 
 __all__ = ["COOKIE", "router"]
 
@@ -508,7 +509,7 @@ def stats_page(request: Request) -> Response:
     if isinstance(guard, Response):
         return guard
     principal, scope = guard
-    stats = _memory(request).stats(**scope)
+    stats = visible_stats(principal, _memory(request).stats(**scope))
     groups = [
         (title, sorted(stats.get(key, {}).items(), key=lambda kv: -kv[1]))
         for title, key in (

@@ -31,10 +31,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-class _TooLarge(Exception):
-    pass
-
-
 async def _send_error(send: Send, status: int, message: str) -> None:
     exc = RequestLimitError(message)
     body = json.dumps({**error_to_json(exc), "status": status}).encode()
@@ -104,7 +100,9 @@ class LimitsMiddleware:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise _TooLarge
+                    raise RequestLimitError(  # the app answers 413 (wire.status_of)
+                        f"the request body is over {limit} bytes; raise prism serve {flag}"
+                    )
             return message
 
         started = asyncio.Event()
@@ -117,7 +115,7 @@ class LimitsMiddleware:
         if path.startswith(self.untimed) and self.untimed:
             try:
                 await self.app(scope, counted_receive, watched_send)
-            except _TooLarge:
+            except RequestLimitError:
                 if not started.is_set():
                     await _send_error(
                         send,
@@ -144,7 +142,7 @@ class LimitsMiddleware:
             return
         try:
             await task
-        except _TooLarge:
+        except RequestLimitError:
             if not started.is_set():
                 await _send_error(
                     send, 413, f"the request body is over {limit} bytes; raise prism serve {flag}"

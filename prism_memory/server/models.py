@@ -104,6 +104,20 @@ class RecallBody(ScopeBody):
         description="A RetrievalConfig's fields, replacing the server's for this call.",
     )
     now: datetime | None = None
+    thread_session: str | None = Field(
+        default=None, description="A session whose turns the prompt already shows."
+    )
+    thread_texts: list[str] = Field(
+        default_factory=list, description="Messages the prompt already shows."
+    )
+
+
+class RememberFactBody(ScopeBody):
+    text: str
+    kind: str = "fact"
+    source: str = "assistant"
+    source_ids: list[str] = Field(default_factory=list)
+    surface: str | None = None
 
 
 class RememberBody(ScopeBody):

@@ -320,7 +320,7 @@ def test_the_packaged_model_runs_without_busy_waiting_threads(
     import numpy as np
 
     vec = real_embedder.embed_query("window seat on long flights")
-    session = real_embedder._load().model.model
+    session = real_embedder._load().session
     opts = session.get_session_options()
     assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert len(vec) == 384

@@ -219,3 +219,42 @@ def test_block_and_chat_memory_accept_a_registered_intent_name(
     typo = PrismMemory(memory, user_id=user, session_id=uid("s"), intent="cookin")
     with pytest.raises(ConfigError, match=r"'cookin' is not registered.*'cooking'"):
         typo.get("What should I cook?")
+
+
+async def test_repeated_messages_are_each_stored_and_aget_never_raises(
+    memory: Memory, uid: Callable[[str], str]
+) -> None:
+    """Issue 26: identity is the position in the session, not (role, text): two "ok" in one
+    put, and a "thanks" said again later, are each a turn; re-sending a window adds nothing."""
+    user = uid("rita")
+    block = PrismMemoryBlock(memory, user_id=user)
+    mem = LlamaMemory.from_defaults(session_id=uid("s"), memory_blocks=[block])
+    await mem.aput_messages(
+        [
+            ChatMessage(role="user", content="ok"),
+            ChatMessage(role="user", content="ok"),
+            ChatMessage(role="assistant", content="thanks"),
+        ]
+    )
+    await mem.aget()  # the block stores the window
+    await mem.aget()  # the same window again: nothing new
+    await mem.aput(ChatMessage(role="assistant", content="thanks"))  # said again, later
+    await mem.aget()
+    turns = [
+        (r.metadata.get("role"), r.text)
+        for r in memory.history(user_id=user, session_id=mem.session_id)
+    ]
+    assert turns == [
+        ("user", "ok"),
+        ("user", "ok"),
+        ("assistant", "thanks"),
+        ("assistant", "thanks"),
+    ]
+    # a message PRISM cannot store as is (a two-line speaker name) is left out, never raised
+    await mem.aput(ChatMessage(role="user", content="hi", additional_kwargs={"name": "a\nb"}))
+    await mem.aget()
+    assert len(memory.history(user_id=user, session_id=mem.session_id)) == 4
+    # a fresh block (another process) aligns with what is stored: no duplicates
+    again = PrismMemoryBlock(memory, user_id=user)
+    await LlamaMemory.from_defaults(session_id=mem.session_id, memory_blocks=[again]).aget()
+    assert len(memory.history(user_id=user, session_id=mem.session_id)) == 4

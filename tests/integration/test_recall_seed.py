@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from prism_memory import Intent, Memory, RetrievalConfig
+from prism_memory import Intent, Memory, RetrievalConfig, Scope
 from prism_memory.tokens import count_tokens
 
 NOW = datetime(2025, 3, 10, tzinfo=timezone.utc)
@@ -134,7 +134,7 @@ def test_speaker_and_time_aware_routes(any_memory: Memory) -> None:
     for i, (who, text, day) in enumerate(rows):
         rec = m.build_record(
             text,
-            m._scope("bob", None, f"s{day}"),
+            Scope.of("bob", None, f"s{day}"),
             kind="observation",
             layer="episodic",
             speaker=who,
@@ -142,7 +142,7 @@ def test_speaker_and_time_aware_routes(any_memory: Memory) -> None:
             metadata={"turn_index": i},
             source_ids=[f"D{i}"],
         )
-        m._write_records([rec])
+        m.record_store.write([rec])
     with_speaker = RetrievalConfig(routes=["dense", "bm25", "speaker", "time"])  # opt-in route
     ctx = m.recall(
         "What did Priya research?", user_id="bob", budget_tokens=200, config=with_speaker

@@ -11,12 +11,13 @@ import json
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 from conftest import SERVICE_KEYS  # type: ignore[import-not-found]
 
-ADMIN, ALICE, BOB, AGENT = (k for k in SERVICE_KEYS)
+ADMIN, ALICE, BOB, AGENT = list(SERVICE_KEYS)[:4]
 #: the only routes with no scope to refuse: liveness, and making acknowledged writes durable
 UNSCOPED = {("GET", "/v1/health"), ("POST", "/v1/flush")}
 
@@ -186,6 +187,15 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read(prism_service: Any) 
         assert r.status_code == 413 and r.json()["error"] == "RequestLimitError"
         assert "--max-body-bytes" in r.json()["message"]
 
+        def chunked() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+            yield b'{"user_id": "alice", "text": "'
+            for _ in range(80):
+                yield b"y" * 65536
+            yield b'"}'
+
+        r = c.post("/v1/memories", content=chunked(), headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json()["error"] == "RequestLimitError"
+
 
 def test_export_and_import_stream_and_an_import_cannot_write_another_tenant(
     prism_service: Any,
@@ -198,7 +208,8 @@ def test_export_and_import_stream_and_an_import_cannot_write_another_tenant(
         assert r.status_code == 200 and r.headers["x-prism-records"] == "3"
         lines = r.text.splitlines()
         assert len(lines) == 3 and all(json.loads(line)["user_id"] == user for line in lines)
-        assert c.delete("/v1/memories", params={"user_id": user}).json()["deleted"] == 3
+        gone = c.delete("/v1/memories", params={"user_id": user, "purge": "false"})
+        assert gone.json()["deleted"] == 3
         r = c.post(
             "/v1/import",
             content="\n".join(lines) + "\n",
@@ -239,3 +250,26 @@ def test_the_server_refuses_to_listen_beyond_loopback_without_keys(tmp_path: Any
     assert r.returncode == 2
     assert "without API keys" in r.stderr and "--api-keys" in r.stderr
     assert not (tmp_path / "s").exists(), "nothing was opened or created"
+
+
+def test_every_inspector_page_and_form_refuses_a_foreign_scope(prism_service: Any) -> None:
+    from prism_memory.server.inspector import COOKIE
+    from prism_memory.server.inspector import router as pages
+
+    checked = 0
+    with httpx.Client(base_url=prism_service.url, cookies={COOKIE: ALICE}, timeout=30) as c:
+        for route in pages.routes:
+            path: str = route.path  # type: ignore[attr-defined]
+            if path in ("/", "/login", "/logout"):
+                continue
+            url = path.replace("{record_id}", str(uuid.uuid4()))
+            for method in route.methods:  # type: ignore[attr-defined]
+                r = c.request(method, url, params={"user_id": "bob", "q": "x"})
+                assert r.status_code == 403, (method, path, r.status_code)
+                assert "may not use user_id &#39;bob&#39;" in r.text
+                checked += 1
+        # and without the cookie every page sends the visitor to the login form
+        c.cookies.clear()
+        r = c.get("/memories", params={"user_id": "alice"})
+        assert r.status_code == 303 and r.headers["location"] == "/login"
+    assert checked >= 8

@@ -134,6 +134,13 @@ def test_log_in_find_open_recall_delete_and_release(
     why = page.get_by_role("table", name="Items in the context").inner_text()
     assert "found by" in why and "score" in why
 
+    # edit a memory in place (same id)
+    page.goto(f"{base}/memories/{seeded['city']}?user_id=dana")
+    page.fill("#text", "Dana moved to Rotterdam last spring")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_url("**done=Saved**")
+    assert "Dana moved to Rotterdam last spring" in page.inner_text("main")
+
     # delete a memory and see it gone
     page.goto(f"{base}/memories/{seeded['phone']}?user_id=dana")
     page.once("dialog", lambda dialog: dialog.accept())

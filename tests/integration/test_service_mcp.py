@@ -15,6 +15,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from prism_memory import FastEmbedEmbedder, Memory
+
 ADMIN, ALICE, BOB = list(SERVICE_KEYS)[:3]
 TOOLS = {"remember", "recall", "search", "forget", "list_memories"}
 
@@ -78,7 +80,14 @@ async def test_mcp_over_http_scopes_every_tool_by_the_api_key(prism_service: Any
     assert r.status_code == 401 and r.json()["error"] == "AuthenticationError"
 
 
-async def test_prism_mcp_over_stdio_uses_the_command_line_scope(tmp_path: Path) -> None:
+async def test_prism_mcp_over_stdio_uses_the_command_line_scope(
+    tmp_path: Path, real_embedder: FastEmbedEmbedder
+) -> None:
+    # the store is written here (the session's model is loaded already); the child lists and
+    # forgets, which needs no model, so the test pays for one process start only
+    with Memory(path=tmp_path / "store", embedder=real_embedder) as m:
+        mine = m.add("I teach chemistry at a high school", user_id="carol").id
+        m.add("I teach history", user_id="dave")
     params = StdioServerParameters(
         command=sys.executable,
         args=[
@@ -94,19 +103,12 @@ async def test_prism_mcp_over_stdio_uses_the_command_line_scope(tmp_path: Path) 
     )
     async with Client(params) as client:
         assert {t.name for t in (await client.list_tools()).tools} == TOOLS
-        saved = _data(
-            await client.call_tool("remember", {"text": "I teach chemistry at a high school"})
-        )
-        ctx = _data(await client.call_tool("recall", {"query": "what is my job?"}))
-        assert "chemistry" in ctx["text"]
         listed = _data(await client.call_tool("list_memories", {"limit": 5}))["results"]
-        assert [r["id"] for r in listed] == [saved["id"]]
-    # the child is gone and the store holds carol's memory, in carol's scope
-    from prism_memory import FakeEmbedder, Memory
-
-    del FakeEmbedder
-    with Memory(path=tmp_path / "store") as m:
-        assert [r.text for r in m.list(user_id="carol")] == ["I teach chemistry at a high school"]
+        assert [r["id"] for r in listed] == [mine], "carol's memories only"
+        assert _data(await client.call_tool("forget", {"memory_id": mine}))["deleted"] is True
+    # the child is gone; carol's memory went through it, dave's is untouched
+    with Memory(path=tmp_path / "store", embedder=real_embedder) as m:
+        assert m.count(user_id="carol") == 0 and m.count(user_id="dave") == 1
 
 
 def _pythonpath() -> dict[str, str]:

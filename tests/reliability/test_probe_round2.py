@@ -188,7 +188,7 @@ def test_turn_stored_under_a_legacy_id_is_recognised_and_kept(mem: Memory, uid: 
         speaker="user",
         record_id=make_record_id(scope, "turn", "msg:msg_AbC"),  # the legacy id
     )
-    mem._write_records([old])
+    mem.record_store.write([old])
     retry = mem.remember(
         [{"role": "user", "content": "old turn", "id": "msg_AbC"}], **scope.as_dict()
     )
@@ -240,7 +240,7 @@ def test_add_does_not_overwrite_a_summary_at_the_same_id(mem: Memory, uid: str) 
     derived = mem.build_record(
         "Summary of the first session", Scope(user_id=uid), record_id=mem.add("x", user_id=uid).id
     )
-    mem._write_records([derived])
+    mem.record_store.write([derived])
     clash = mem.add("x", user_id=uid)
     assert clash.id != derived.id
     assert texts(mem, user_id=uid) == ["Summary of the first session", "x"]

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from prism_memory import FakeEmbedder, Memory, NotFoundError, ScopeError
+from prism_memory import FakeEmbedder, Memory, NotFoundError, Scope, ScopeError
 from prism_memory.bench.reliability import ADVERSARIAL_IDS, isolation_trial
 
 USERS = list(ADVERSARIAL_IDS)
@@ -70,7 +70,7 @@ class IsolationMachine(RuleBasedStateMachine):
     def fresh(self) -> None:
         self.m = shared_memory()
         by_scope: dict[Any, list[str]] = {}
-        for r in list(self.m._iter_all()):  # start every example from an empty store
+        for r in list(self.m._engine.iter_all()):  # start every example from an empty store
             by_scope.setdefault(r.scope, []).append(r.id)
         for scope, ids in by_scope.items():
             self.m.store.delete(ids, scope)
@@ -171,8 +171,7 @@ class IsolationMachine(RuleBasedStateMachine):
     def model_records_are_intact(self) -> None:
         for user, records in self.model.items():
             found = {
-                r.id: r.text
-                for r in self.m.store.get(list(records), self.m._scope(user, None, None))
+                r.id: r.text for r in self.m.store.get(list(records), Scope.of(user, None, None))
             }
             assert found == records
 

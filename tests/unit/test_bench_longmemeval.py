@@ -106,3 +106,41 @@ def test_run_writes_the_report_with_types_lengths_and_latency(tmp_path: Path) ->
     md = (tmp_path / "out" / "lme.md").read_text()
     assert "Per evidence length" in md and "turns/s" in md
     assert "the model alone" in md and "poisoning screen" in md and "Stages, p50" in md
+    # what is shown is judged next to what is credited; "Luna" is a short answer string
+    assert report["overall"]["prism_strict"]["500"] == 1.0
+    assert report["overall"]["short_answers"] == 1
+    assert report["overall"]["prism_string"]["500"] == 1.0
+    assert "Shown-text (strict)" in md and "Answer-string recall" in md
+
+
+class _Shown:
+    def __init__(self, sid: str, shown: str, compressed: bool) -> None:
+        from prism_memory.records import MemoryRecord, Provenance
+
+        self.record = MemoryRecord(text="x", user_id="u", provenance=Provenance(source_ids=[sid]))
+        self.shown = shown
+        self.compressed = compressed
+
+
+def test_a_passage_without_the_answer_is_not_credited_by_the_strict_metric() -> None:
+    turn = LONG + " By the way, the plumber is coming on Friday at 9."
+    q = lme.LongMemQuestion(
+        qid="q",
+        qtype="single-session-user",
+        question="When is the plumber coming?",
+        answer="Friday at 9",
+        date=lme.parse_date("2023/05/30 (Tue) 12:18"),
+        sessions=[],
+        evidence=["s#0"],
+        turn_text={"s#0": turn},
+    )
+    wrong = _Shown("s#0", "Step 1: water the tomatoes, prune the basil.", compressed=True)
+    right = _Shown("s#0", "By the way, the plumber is coming on Friday at 9.", compressed=True)
+    whole = _Shown("s#0", turn, compressed=False)
+    assert lme.strict_recall([wrong], q) == 0.0
+    assert lme.strict_recall([right], q) == 1.0
+    assert lme.strict_recall([whole], q) == 1.0
+    # the answer as a string: whole words, first sentence, a leading article dropped
+    assert lme.answer_string_found("the plumber: friday at 9!", "Friday at 9.") == 1.0
+    assert lme.answer_string_found("friday at 90", "Friday at 9") == 0.0
+    assert lme.answer_string_found("anything", "The user would prefer a long answer here") is None

@@ -138,7 +138,9 @@ def test_delete_by_id_and_all(capsys: pytest.CaptureFixture[str], store: str) ->
     code, out, _ = run(capsys, "--path", store, "delete", str(first["id"]), "--user", "alice")
     assert code == 0 and "deleted 1 memory" in out
     code, out, _ = run(capsys, "--path", store, "delete", "--all", "--user", "alice", "--json")
-    assert code == 0 and json.loads(out)["deleted"] == 1  # only "kept for now" was left
+    got = json.loads(out)
+    assert code == 0 and got["deleted"] == 1  # only "kept for now" was left
+    assert got["by_layer"] == {"semantic": 1} and sum(got["by_surface"].values()) == 1
     with Memory(path=store, embedder=FakeEmbedder(dim=DIM)) as m:
         assert m.count(user_id="alice") == 0
 

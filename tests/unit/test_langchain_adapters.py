@@ -81,7 +81,7 @@ def test_message_conversion() -> None:
     turns = to_turns(msgs)
     assert [t["role"] for t in turns] == ["system", "user", "tool", "assistant"]
     assert turns[1] == {"role": "user", "content": "I like tea", "id": "m1"}
-    assert message_text(msgs[4]) == "Noted"
+    assert message_text(msgs[4]) == "Noted\n[image: x]"  # kept as a reference, not dropped
     assert last_human_text(msgs) == "I like tea"
     assert turn_tail(msgs) == msgs[1:]
     assert turn_tail([AIMessage("hi")]) == []

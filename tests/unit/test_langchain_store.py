@@ -184,3 +184,26 @@ def test_persists_across_reopen(tmp_path: Path) -> None:
         assert item is not None and item.value == {"text": "durable"}
     finally:
         m2.close()
+
+
+def test_user_namespace_is_the_users_memory(store: PrismStore) -> None:
+    """Issue 26: ("memories", user) items live in the user's scope: recalled with the user's
+    memories, deleted with them; a namespace with no items is never listed."""
+    memory = store.memory
+    store.put(("memories", "carol"), "k1", {"content": "Carol climbs on Sundays"})
+    store.put(("notes", "x"), "n1", {"text": "a store-only note"})
+    assert store.scope_of(("memories", "carol")) == {"user_id": "carol", "agent_id": "langgraph"}
+    assert store.user_of(("notes", "x")) is None
+    assert [r.text for r in memory.list(user_id="carol")] == ["Carol climbs on Sundays"]
+    assert "Sundays" in memory.recall("when does carol climb?", user_id="carol").text
+    assert store.list_namespaces() == [("memories", "carol"), ("notes", "x")]
+    report = memory.delete_all(user_id="carol")
+    assert report.by_surface == {"langgraph_store": 1}
+    memory.delete_all(**store.scope_of(("notes", "x")))  # a store-only scope, by hand
+    assert store.list_namespaces() == []
+    assert store.get(("memories", "carol"), "k1") is None
+    with pytest.raises(ValueError, match="user_namespace"):
+        PrismStore(memory, user_namespace=("memories", "x"))
+    off = PrismStore(memory, agent_id="plain", user_namespace=None)
+    off.put(("memories", "dan"), "k", {"content": "store-only"})
+    assert memory.count(user_id="dan") == 0

@@ -388,15 +388,15 @@ def test_registry_survives_a_put_racing_a_delete(memory: Memory) -> None:
     a, b = PrismStore(memory), PrismStore(memory)
     ns = ("race",)
     a.put(ns, "old", {"text": "x"})
-    real = memory._write_records
+    real = memory.record_store.write
 
     def write_after_b_deleted(records: Any, **kwargs: Any) -> Any:
-        memory._write_records = real  # type: ignore[method-assign]
+        memory.record_store.write = real  # type: ignore[method-assign]
         b.delete(ns, "old")
         assert b.list_namespaces() == []
         return real(records, **kwargs)
 
-    memory._write_records = write_after_b_deleted  # type: ignore[method-assign]
+    memory.record_store.write = write_after_b_deleted  # type: ignore[method-assign]
     a.put(ns, "new", {"text": "y"})
     assert b.list_namespaces() == [ns]
     assert [i.key for i in b.search(ns)] == ["new"]
@@ -624,7 +624,7 @@ def test_first_layout_items_are_migrated(memory: Memory) -> None:
         metadata={"namespace": list(ns), "ns": encode_namespace(ns)},
         record_id=legacy_registry_record_id(ns),
     )
-    memory._write_records([item, entry], screen=False)
+    memory.record_store.write([item, entry], screen=False)
     store = PrismStore(memory)
     got = store.get(ns, "food")
     assert got is not None and got.value == {"text": "Alice is vegetarian"}

@@ -147,6 +147,7 @@ def test_postprocessor_budget_and_metadata_signals_with_a_fake_embedder() -> Non
         budget_tokens=30,
         task_id="trip",
         weights={"task": 1.0, "importance": 1.0},
+        relevance_floor=0.0,  # the fake embedder's cosines mean nothing: budget decisions only
     )
     out = post.postprocess_nodes(ns, query_str="what about the hotel?")
     assert out[0].node.get_content().startswith("Task note")

@@ -58,6 +58,7 @@ def post(
 ) -> PrismNodePostprocessor:
     embedder = MapEmbedder(vectors) if vectors is not None else None
     kw.setdefault("budget_tokens", None)
+    kw.setdefault("relevance_floor", 0.0)  # synthetic vectors: the floor has its own test
     return PrismNodePostprocessor(embedder=embedder, **kw)
 
 
@@ -219,3 +220,16 @@ def test_shrink_context_limits() -> None:
     assert shrink_context(CONTEXT, 3) == ""
     assert shrink_context("", 10) == ""
     assert shrink_context(CONTEXT, 0) == ""
+
+
+def test_relevance_floor_drops_what_barely_relates_even_when_it_fits() -> None:
+    """Issue 26: with a small budget the unrelated short node must not take the place the
+    relevant one could not fill: budgets are a ceiling, not a quota."""
+    ns = nodes(("refunds within 60 days of delivery, " * 4, 0.9, {}), ("Passwords reset", 0.2, {}))
+    r = post(
+        {ns[0].node.get_content(): vec(0.68, 1), "Passwords reset": vec(0.1, 2)},
+        budget_tokens=10,
+        relevance_floor=None,  # the default
+    ).explain(ns, "how long do I have for a refund?")
+    assert r.kept == []
+    assert "relevance" in r.dropped[1]
