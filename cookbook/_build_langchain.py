@@ -88,7 +88,7 @@ assert "aisle" in ctx.text'''),
         ("code", '''hits = memory.search("peanut allergy", user_id="alice", limit=3)
 for hit in hits:
     print(round(hit.score, 4), hit.routes, hit.record.layer.value, hit.record.text)
-print([r.metadata["role"] for r in memory.history(user_id="alice", session_id="trip-planning")])
+print([r.metadata["role"] for r in memory.session_turns(user_id="alice", session_id="trip-planning")])
 assert memory.search("peanut allergy", user_id="bob", limit=3) == []  # another user sees nothing'''),
         ("md", "## End the session and forget"),
         ("code", '''memory.end_session(user_id="alice", session_id="trip-planning")

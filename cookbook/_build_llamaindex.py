@@ -243,7 +243,7 @@ for text in [
     await agent.run(text, memory=monday)
 await block.asave_session(monday)  # the session ends: its last reply is stored too
 
-print(len(memory.history(user_id="alice", session_id="monday")), "turns remembered")
+print(len(memory.session_turns(user_id="alice", session_id="monday")), "turns remembered")
 """
     ),
     md("## Tuesday: a fresh session, same user"),

@@ -82,7 +82,7 @@ class PrismChatMessageHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """Every message of the session, oldest first."""
-        return [record_to_message(r) for r in self.memory.history(**self.scope)]
+        return [record_to_message(r) for r in self.memory.session_turns(**self.scope)]
 
     async def aget_messages(self) -> list[BaseMessage]:
         records = await asyncio.to_thread(self.memory.history, **self.scope)
@@ -105,7 +105,7 @@ class PrismChatMessageHistory(BaseChatMessageHistory):
         """Delete this session's turns (long-term facts learned from them stay)."""
         if self.end_session_on_clear:
             self.end_session()
-        self.memory.delete_all(**self.scope, purge=False)
+        self.memory.delete_all(**self.scope, purge=False, derived=False)
 
     async def aclear(self) -> None:
         await asyncio.to_thread(self.clear)

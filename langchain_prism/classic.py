@@ -118,4 +118,4 @@ class PrismMemory(MemoryFirstArg, BaseMemory):
                 "PrismMemory.clear() deletes one session's turns; create PrismMemory with "
                 "session_id=... (to forget a user entirely use Memory.delete_all(user_id=...))"
             )
-        self.memory.delete_all(**self.scope, purge=False)
+        self.memory.delete_all(**self.scope, purge=False, derived=False)

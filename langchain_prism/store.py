@@ -66,11 +66,12 @@ from langchain_prism._namespaces import (
     truncate_namespace,
     user_of_namespace,
 )
-from prism_memory.errors import QuarantinedError
+from prism_memory.errors import ConfigError, QuarantinedError, ValidationError
 from prism_memory.records import MemoryRecord, Scope, Trust
 from prism_memory.retrieval.scoring import check_score_threshold
 from prism_memory.safety import redact_value
 from prism_memory.stores.filters import Condition, RecordFilter, parse_filters
+from prism_memory.validation import check_depth, check_string
 
 from ._scope import check_memory
 
@@ -103,11 +104,40 @@ _PAGE = 10_000
 # an item's address (namespace and key) is an identifier, like a scope id: never redacted
 _ADDRESS = ("ns", "namespace", "key")
 _ITEM, _NAMESPACE = "item", "namespace"
+#: a screened put refused over a live value: kept for audit beside it, never read as the item
+_REFUSED = "refused-item"
+
+
+def refused_record_id(item_id: str) -> str:
+    """Where a refused put of the item ``item_id`` is kept for audit (its live value stays)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_OID, f"{item_id}\x1frefused"))
+
+
 _FACET = 1_000_000  # every user of a store in one facet
 _LAYOUT_NS = uuid.UUID("6a1c3e5f-0b7d-4f2a-9c8e-1d3b5a7c9e0f")
 
 _seq_lock = threading.Lock()
 _last_seq = 0
+
+
+def _check_op(op: Op) -> None:
+    """Refuse, with the library's own error, what the store cannot hold: a namespace or key
+    that is not text, a put whose value is not a dict or nests deeper than the documented
+    32 levels (measured without recursion, so any depth gets this error)."""
+    namespace = getattr(op, "namespace", None) or getattr(op, "namespace_prefix", None) or ()
+    for i, segment in enumerate(namespace):
+        if isinstance(segment, str):
+            check_string(segment, f"namespace segment {i}")
+    key = getattr(op, "key", None)
+    if isinstance(key, str):
+        check_string(key, "key")
+    if isinstance(op, PutOp) and op.value is not None:
+        if not isinstance(op.value, dict):
+            raise ValidationError(
+                f"put({tuple(op.namespace)!r}, {op.key!r}): the value must be a dict, got "
+                f"{type(op.value).__name__}; wrap it, e.g. {{'value': ...}}"
+            )
+        check_depth(op.value, f"put({tuple(op.namespace)!r}, {op.key!r}): the value")
 
 
 def _next_seq() -> int:
@@ -215,6 +245,12 @@ class PrismStore(BaseStore):
         user_namespace: tuple[str, ...] | None = ("memories", USER_PLACEHOLDER),
     ) -> None:
         self.memory = check_memory(memory, "PrismStore")
+        if not hasattr(self.memory, "record_store"):
+            raise ConfigError(
+                f"PrismStore needs an in-process prism_memory.Memory (it keeps whole records "
+                f"through memory.record_store); {type(self.memory).__name__} has none. Open the "
+                "store with Memory(path=...) or Memory(url=...) (a Qdrant server) in this process"
+            )
         #: the namespace template whose items are part of a user's memory (``None``: none)
         self.user_namespace = check_user_namespace(user_namespace)
         #: query searches drop hits whose ``score`` (relevance in [0, 1]) is below this
@@ -256,6 +292,7 @@ class PrismStore(BaseStore):
             if not isinstance(op, (GetOp, SearchOp, PutOp, ListNamespacesOp)):
                 raise ValueError(f"Unknown operation type: {type(op)}")
             _validate_op(op)
+            _check_op(op)
         self.memory.record_store.check_open()
         self._check_layout()
         results: list[Result] = [None] * len(ops)
@@ -423,6 +460,7 @@ class PrismStore(BaseStore):
                 else:
                     ns_seq[ns] = _next_seq()
             items: list[MemoryRecord] = []
+            kept: set[str] = set()  # items whose current value a refused put must not replace
             deleted: dict[tuple[str, ...], list[str]] = {}
             for (ns, key), op in puts.items():
                 rid = item_record_id(agent, ns, key)
@@ -434,11 +472,13 @@ class PrismStore(BaseStore):
                     not self._is_item(old, ns, key) or old.provenance.trust == Trust.QUARANTINED
                 ):
                     old = None  # a quarantined item was never served: this put creates the key
+                if old is not None:
+                    kept.add(rid)
                 items.append(self._item_record(ns, key, op, old, ns_seq[ns]))
             if deleted:
                 gone = [rid for rids in deleted.values() for rid in rids]
                 self.memory.record_store.delete(gone, self._store_scope())
-            written = self._write(items, ns_seq, registered)
+            written = self._write(items, ns_seq, registered, kept)
             refilled = {tuple(r.metadata["namespace"]) for r in items}
             for ns in deleted:
                 if ns not in refilled:
@@ -446,6 +486,16 @@ class PrismStore(BaseStore):
         for record in written:
             if record.provenance.trust == Trust.QUARANTINED:
                 ns, key = tuple(record.metadata["namespace"]), record.metadata["key"]
+                if record.metadata.get("prism_store") == _REFUSED:
+                    raise QuarantinedError(
+                        f"put({ns!r}, {key!r}): the value was quarantined by the poisoning "
+                        f"screen ({record.provenance.reason}); the item keeps its earlier "
+                        f"value, and the refused one is kept for audit as memory {record.id!r} "
+                        "(memory.list(trust='quarantined', ...)). To store it anyway, put it "
+                        "through a PrismStore(..., screen=False) (the default)",
+                        record_id=record.id,
+                        reason=record.provenance.reason,
+                    )
                 raise QuarantinedError(
                     f"put({ns!r}, {key!r}): the value was quarantined by the poisoning screen "
                     f"({record.provenance.reason}); it is kept for audit and not served. Release "
@@ -507,7 +557,6 @@ class PrismStore(BaseStore):
                 "ns": encode_namespace(namespace),
                 "namespace": list(namespace),
                 "key": key,
-                "value": encoded,
                 "indexed": "yes" if indexed else "no",
                 "seq": int(seq) if isinstance(seq, int) else _next_seq(),
                 "ns_seq": ns_seq,
@@ -515,6 +564,9 @@ class PrismStore(BaseStore):
             },
             record_id=item_record_id(self.agent_id, namespace, key),
         )
+        # set after the build: the value's 32 levels were checked as given (_check_op), and
+        # its encoding's wrappers must not count against them (check_record bounds the rest)
+        record.metadata["value"] = encoded
         if old is not None:
             record.created_at = old.created_at
         return record
@@ -524,6 +576,7 @@ class PrismStore(BaseStore):
         items: list[MemoryRecord],
         ns_seq: dict[tuple[str, ...], int],
         registered: set[tuple[str, ...]],
+        kept: set[str] | None = None,
     ) -> list[MemoryRecord]:
         """Upsert the items and the registry entries of their namespaces not ``registered``
         when read before; for those that were, check after the write and write the entries
@@ -533,6 +586,12 @@ class PrismStore(BaseStore):
         and it puts them back (:meth:`_unregister_if_empty`)."""
         if not items:
             return []
+        if self.screen:  # a refused put changes nothing: its value goes beside the live one
+            items = self.memory.record_store.screen(items, keep_metadata=_ADDRESS)
+            for r in items:
+                if r.provenance.trust == Trust.QUARANTINED and r.id in (kept or set()):
+                    r.id = refused_record_id(r.id)
+                    r.metadata["prism_store"] = _REFUSED
         vec = self._fixed_vector()
         namespaces = list(dict.fromkeys(tuple(r.metadata["namespace"]) for r in items))
         entries = [
@@ -543,19 +602,10 @@ class PrismStore(BaseStore):
         ]
         dense = {r.id: vec for r in items if r.metadata["indexed"] == "no"}
         dense.update((e.id, vec) for e in entries)
-        if self.screen:  # items are screened, the registry never
-            written: list[MemoryRecord] = self.memory.record_store.write(
-                keep_metadata=_ADDRESS, records=items, dense=dense, screen=True
-            )
-            if entries:
-                self.memory.record_store.write(
-                    keep_metadata=_ADDRESS, records=entries, dense=dense, screen=False
-                )
-        else:
-            written = items
-            self.memory.record_store.write(
-                keep_metadata=_ADDRESS, records=[*items, *entries], dense=dense, screen=False
-            )
+        written = items  # screened above (when screening); the registry never is
+        self.memory.record_store.write(
+            keep_metadata=_ADDRESS, records=[*items, *entries], dense=dense, screen=False
+        )
         known = [ns for ns in namespaces if ns in registered and self.user_of(ns) is None]
         ids = [registry_record_id(self.agent_id, ns, ns) for ns in known]
         present = (
@@ -807,7 +857,7 @@ class PrismStore(BaseStore):
                 )
                 for r in items
             ]
-            store.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS)
+            store.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS, move=True)
             entries = [registry_record_id(self.agent_id, p, ns) for p in _prefixes(ns)]
             store.delete(entries, self._store_scope())
             log.info("PrismStore: %d items of a user namespace moved to its user", len(moved))

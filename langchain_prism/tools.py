@@ -15,7 +15,8 @@ Design:
   the id of the user message it answers as its source (recall then shows that message or the
   fact, never both) and ``metadata["surface"] = "memory_tools"``; ``recall`` returns the budgeted context with each
   record's id (the current conversation's own turns left out: they are already in the prompt);
-  ``forget`` deletes one record by id within the run's scope.
+  ``forget`` deletes one record by id within the run's scope, and every record derived from
+  it (``Memory.delete``: the fact extracted from a turn, the summary that repeats it).
 - Each tool has a sync function and an async coroutine over the same code.
 """
 

@@ -187,7 +187,7 @@ class PrismMemory(BaseMemory):
 
     def get_all(self) -> list[ChatMessage]:
         """Every turn of the session in time order, including those that left the buffer."""
-        return [record_to_message(r) for r in self.memory.history(**self._session_scope())]
+        return [record_to_message(r) for r in self.memory.session_turns(**self._session_scope())]
 
     # -- write ---------------------------------------------------------------------------
     def put(self, message: ChatMessage) -> None:
@@ -219,7 +219,7 @@ class PrismMemory(BaseMemory):
         what those sessions taught.
         """
         scope = self._session_scope()
-        turn_ids = {r.id for r in self.memory.history(**scope)}
+        turn_ids = {r.id for r in self.memory.session_turns(**scope)}
         wide = long_term_scope(self.user_id, self.agent_id, self.session_id)
         derived: list[str] = []
         if turn_ids and wide != scope:
@@ -244,4 +244,4 @@ class PrismMemory(BaseMemory):
             self.memory.delete(record_id, **wide)
         # purge=False: rebuilding the embedded store's files takes seconds, too slow for a chat
         # reset; the records are gone from every read either way (memory.store.purge() scrubs)
-        self.memory.delete_all(**scope, purge=False)
+        self.memory.delete_all(**scope, purge=False, derived=False)

@@ -191,7 +191,7 @@ class PrismMemoryBlock(BaseMemoryBlock[str]):
             if stored is None:
                 stored = [
                     (str(r.metadata.get("role") or "user"), r.text)
-                    for r in self.memory.history(**scope)
+                    for r in self.memory.session_turns(**scope)
                 ]
                 self._stored[key] = stored
             turns = session_turns(messages, session, stored)

@@ -49,6 +49,7 @@ from .records import Kind, Layer, MemoryRecord, Scope, ScoredRecord
 from .remote import RemoteMemory
 from .results import RememberResult
 from .retrieval import Intent, MemoryContext
+from .versions import MemoryVersion
 
 __version__ = "0.1.0"
 
@@ -71,6 +72,7 @@ __all__ = [
     "Memory",
     "MemoryContext",
     "MemoryRecord",
+    "MemoryVersion",
     "NotFoundError",
     "PermissionDeniedError",
     "PrismConfig",

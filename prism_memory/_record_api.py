@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from ._validation import check_json_dict, check_text, coerce_enum
+from ._version_api import new_version
 from .engine import Engine
 from .errors import NotFoundError, StoreError, ValidationError
 from .records import (
@@ -308,23 +309,42 @@ class RecordAPI:
         metadata: dict[str, Any] | None = None,
         importance: float | None = None,
         kind: Kind | str | None = None,
+        reason: str | None = None,
     ) -> MemoryRecord:
-        """Change a record in place (same id); a new text is re-embedded. Returns the new record."""
+        """Change a record (same id); a new text is re-embedded and the old one is kept as a
+        version (``history``). Returns the new record."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
+        new_text = check_text(text) if text is not None else None
+        extra = check_json_dict(metadata, "metadata") if metadata is not None else None
+        if importance is not None and not (
+            isinstance(importance, (int, float))
+            and not isinstance(importance, bool)
+            and 0 <= importance <= 1
+        ):
+            raise ValidationError(f"importance must be in [0, 1], got {importance!r}")
+        new_kind = coerce_enum(Kind, kind, "kind") if kind is not None else None
+        if reason is not None:
+            reason = check_text(reason, "reason")
         with self.engine.scope_lock(scope):
             record = self.get(record_id, **scope.as_dict())
-            if text is not None:
-                record.text = check_text(text)
-            if metadata is not None:
-                record.metadata = {**record.metadata, **check_json_dict(metadata, "metadata")}
-            if importance is not None:
-                if not (isinstance(importance, (int, float)) and 0 <= importance <= 1):
-                    raise ValidationError(f"importance must be in [0, 1], got {importance!r}")
-                record.importance = float(importance)
-            if kind is not None:
-                record.kind = coerce_enum(Kind, kind, "kind")
-            record.updated_at = utcnow()
+
+            def apply(r: MemoryRecord) -> None:
+                if new_text is not None:
+                    r.text = new_text
+                if extra is not None:
+                    r.metadata = {**r.metadata, **extra}
+                if importance is not None:
+                    r.importance = float(importance)
+                if new_kind is not None:
+                    r.kind = new_kind
+                r.updated_at = utcnow()
+
+            if new_text is not None and new_text != record.text:
+                return new_version(
+                    self.engine, record, apply, event="updated", reason=reason or "update()"
+                )
+            apply(record)
             return self.engine.write_records([record])[0]
 
     def release(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,12 +46,15 @@ __all__ = [
     "get",
     "history",
     "list",
+    "purge",
     "recall",
     "register_intent",
     "release",
     "remember",
+    "restore",
     "resume_extraction",
     "search",
+    "session_turns",
     "stats",
     "task",
     "touch",
@@ -259,8 +263,10 @@ def update(
     metadata: dict[str, Any] | None = None,
     importance: float | None = None,
     kind: Kind | str | None = None,
+    reason: str | None = None,
 ) -> Call[MemoryRecord]:
-    """Change a record in place (same id); returns the new record (``Memory.update``)."""
+    """Change a record (same id; a new text keeps the old one as a version); returns the new
+    record (``Memory.update``)."""
     body = _body(
         user_id=user_id,
         agent_id=agent_id,
@@ -269,6 +275,7 @@ def update(
         metadata=metadata,
         importance=importance,
         kind=kind,
+        reason=reason,
     )
     return Call("PATCH", f"/v1/memories/{_segment(record_id)}", wire.record_from_json, json=body)
 
@@ -308,9 +315,11 @@ def delete(
     user_id: str | None = None,
     agent_id: str | None = None,
     session_id: str | None = None,
+    purge: bool = False,
 ) -> Call[bool]:
-    """Delete one record of the scope; returns whether it existed."""
-    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id)
+    """Delete one record of the scope and what was derived from it; returns whether it
+    existed (``Memory.delete``)."""
+    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
     return Call(
         "DELETE", f"/v1/memories/{_segment(record_id)}", lambda d: bool(d["deleted"]), params
     )
@@ -322,10 +331,13 @@ def delete_all(
     agent_id: str | None = None,
     session_id: str | None = None,
     purge: bool = True,
+    derived: bool = True,
 ) -> Call[DeleteReport]:
     """Delete every record of the scope (``Memory.delete_all``), with what went per layer and
     surface."""
-    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge)
+    params = _query(
+        user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge, derived=derived
+    )
 
     def read(d: Any) -> DeleteReport:
         by_layer = d.get("by_layer") or {"unknown": int(d["deleted"])}
@@ -409,7 +421,7 @@ def buffer(
     return Call("GET", "/v1/buffer", _records, params)
 
 
-def history(
+def session_turns(
     *,
     user_id: str | None = None,
     agent_id: str | None = None,
@@ -418,7 +430,53 @@ def history(
 ) -> Call[builtins.list[MemoryRecord]]:
     """Every turn of the session, in order; the last ``limit`` if given."""
     params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
-    return Call("GET", "/v1/history", _records, params)
+    return Call("GET", "/v1/session_turns", _records, params)
+
+
+def history(
+    memory_id: str | None = None,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    limit: int | None = None,
+) -> Call[Any]:
+    """Every version of a memory (``Memory.history``); without ``memory_id`` the session's
+    turns (deprecated, as in ``Memory``: use ``session_turns``)."""
+    params = _query(user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
+    if memory_id is None:
+        warnings.warn(
+            "RemoteMemory.history(user_id=..., session_id=...) without a memory id is the "
+            "session transcript and is deprecated: call session_turns(...) for the turns, "
+            "history(memory_id, ...) for a memory's versions",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return Call("GET", "/v1/session_turns", _records, params)
+    return Call(
+        "GET",
+        f"/v1/memories/{_segment(memory_id)}/history",
+        lambda d: [wire.version_from_json(v) for v in d["results"]],
+        params,
+    )
+
+
+def restore(
+    memory_id: str,
+    version: int,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    reason: str | None = None,
+) -> Call[MemoryRecord]:
+    """Make an earlier version the memory's current state (``Memory.restore``)."""
+    body = _body(
+        user_id=user_id, agent_id=agent_id, session_id=session_id, version=version, reason=reason
+    )
+    return Call(
+        "POST", f"/v1/memories/{_segment(memory_id)}/restore", wire.record_from_json, json=body
+    )
 
 
 def flush_buffer(
@@ -545,6 +603,7 @@ def search(
     filters: dict[str, Any] | None = None,
     include_history: bool = False,
     score_threshold: float | None = None,
+    as_of: datetime | None = None,
 ) -> Call[builtins.list[ScoredRecord]]:
     """Hybrid search (dense + BM25, RRF) within the scope (``Memory.search``)."""
     body = _body(
@@ -556,6 +615,7 @@ def search(
         filters=filters,
         include_history=include_history,
         score_threshold=score_threshold,
+        as_of=as_of,
     )
     return Call(
         "POST", "/v1/search", lambda d: [wire.hit_from_json(h) for h in d["results"]], json=body
@@ -572,6 +632,7 @@ def recall(
     budget_tokens: int = 1000,
     config: RetrievalConfig | None = None,
     now: datetime | None = None,
+    as_of: datetime | None = None,
     thread_session: str | None = None,
     thread_texts: Sequence[str] = (),
 ) -> Call[MemoryContext]:
@@ -583,6 +644,7 @@ def recall(
         session_id=session_id,
         budget_tokens=budget_tokens,
         now=now,
+        as_of=as_of,
         thread_session=thread_session,
         thread_texts=builtins.list(thread_texts) or None,
         intent=intent.model_dump(mode="json", exclude_defaults=True)
@@ -621,6 +683,12 @@ def register_intent(name: str, **fields: Any) -> Call[None]:
 def flush_access() -> Call[int]:
     """Write the pending access statistics of past recalls now (admin key)."""
     return Call("POST", "/v1/flush_access", lambda d: int(d["count"]), json={})
+
+
+def purge() -> Call[None]:
+    """Erase from disk what deletions and replacements left there (``Memory.purge``; admin
+    key: it rewrites the store's files for every tenant)."""
+    return Call("POST", "/v1/purge", lambda d: None, json={})
 
 
 def flush() -> Call[None]:

@@ -10,6 +10,12 @@ Design:
 - Imports validate every line first (the vector too); a bad line names its number and, unless
   ``skip_bad=True``, nothing is imported. Writes go in batches (``batch_size``), screened like
   any write, and ``progress`` is called after each batch.
+- A line is a claim, not a fact. Its id may not name a record of another scope (stored, or
+  written by an earlier line): ids are predictable (uuid5 of scope and content), so a line
+  that could replace another tenant's record is refused like any bad line. Its provenance
+  is screened like any outside write: ``"source": "derived"`` (which the engine's own
+  derivations never pass through here) is read as outside content, and ``"trust"`` can only
+  be escalated to ``quarantined``, never asserted as ``trusted``.
 """
 
 from __future__ import annotations
@@ -31,9 +37,9 @@ from pydantic import ValidationError as PydanticValidationError
 from ._validation import check_record, check_text
 from .engine import Engine
 from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
-from .records import MemoryRecord, Scope, is_record_id
+from .records import MemoryRecord, Scope, Source, Trust, is_record_id
 
-__all__ = ["ImportReport", "TransferAPI"]
+__all__ = ["ImportReport", "TransferAPI", "line_scopes"]
 
 
 @dataclass
@@ -140,6 +146,18 @@ class TransferAPI:
             fh = open(path, "rb")
         except OSError as exc:
             raise ValidationError(f"cannot read {path}: {exc.strerror}") from None
+
+        def refuse(lineno: int, reason: str) -> None:
+            msg = f"line {lineno}: {reason}"
+            if not skip_bad:
+                raise ImportDataError(
+                    f"{path}: {msg}. Nothing was imported; fix the line or pass "
+                    "skip_bad=True (--skip-bad) to import the other lines"
+                ) from None
+            report.skipped += 1
+            report.errors.append(msg)
+
+        parsed: list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]] = []
         with fh:
             for lineno, line in _lines(fh):
                 try:
@@ -149,18 +167,13 @@ class TransferAPI:
                         continue
                     record, vector = _parse_line(line)
                 except (ValueError, RecursionError, PrismError) as exc:
-                    msg = f"line {lineno}: {_reason(exc)}"
-                    if not skip_bad:
-                        raise ImportDataError(
-                            f"{path}: {msg}. Nothing was imported; fix the line or pass "
-                            "skip_bad=True (--skip-bad) to import the other lines"
-                        ) from None
-                    report.skipped += 1
-                    report.errors.append(msg)
+                    refuse(lineno, _reason(exc))
                     continue
-                records.append(record)
-                if reuse and vector is not None and vector[0] == model and len(vector[1]) == dim:
-                    dense[record.id] = vector[1]
+                parsed.append((lineno, record, vector))
+        for _lineno, record, vector in self._own_scope_only(parsed, refuse):
+            records.append(record)
+            if reuse and vector is not None and vector[0] == model and len(vector[1]) == dim:
+                dense[record.id] = vector[1]
         for start in range(0, len(records), batch_size):
             chunk = records[start : start + batch_size]
             self.engine.write_records(
@@ -171,8 +184,52 @@ class TransferAPI:
                 progress(len(chunk))
         return report
 
+    def _own_scope_only(
+        self,
+        parsed: list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]],
+        refuse: Callable[[int, str], None],
+    ) -> list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]]:
+        """The parsed lines that write only in their own scope; ``refuse`` the others: a line
+        whose id names a stored record of another scope, or a record of another scope an
+        earlier line of the file wrote. (Ids are predictable, so an id is a claim too.)"""
+        first: dict[str, str] = {}
+        kept: list[tuple[int, MemoryRecord, tuple[str, list[float]] | None]] = []
+        for lineno, record, vector in parsed:
+            key = record.scope.key()
+            if first.setdefault(record.id, key) != key:
+                refuse(lineno, _FOREIGN_ID.format(id=record.id, whose="an earlier line"))
+                continue
+            kept.append((lineno, record, vector))
+        taken = self.engine.foreign_ids([r for _, r, _ in kept])
+        out = []
+        for lineno, record, vector in kept:
+            if record.id in taken:
+                refuse(lineno, _FOREIGN_ID.format(id=record.id, whose="a stored record"))
+                continue
+            out.append((lineno, record, vector))
+        return out
 
+
+_FOREIGN_ID = (
+    "id {id} is the id of {whose} of another scope; a line may only write in its own scope "
+    "(drop the id to have one derived from the line's scope and text)"
+)
 _VECTOR_KEY = "_embedding"
+
+
+def line_scopes(path: str | os.PathLike[str]) -> Iterator[tuple[int, Scope]]:
+    """``(line number, scope)`` of each line of an export that :meth:`TransferAPI.import_jsonl`
+    would write, read exactly as the import reads it (the same line breaks, the same parse);
+    lines the import would refuse are left out. The service checks them against a key."""
+    with open(path, "rb") as fh:
+        for lineno, line in _lines(fh):
+            if isinstance(line, UnicodeDecodeError) or not line.strip():
+                continue
+            try:
+                record, _ = _parse_line(line)
+            except (ValueError, RecursionError, PrismError):
+                continue  # the import reports it with its number
+            yield lineno, record.scope
 
 
 def _lines(fh: BinaryIO) -> Iterator[tuple[int, str | UnicodeDecodeError]]:
@@ -229,6 +286,11 @@ def _parse_line(line: str) -> tuple[MemoryRecord, tuple[str, list[float]] | None
         )
     record = MemoryRecord.model_validate(data)
     record.scope  # noqa: B018 - raises when the line has no scope
+    prov = record.provenance
+    if prov.trust != Trust.QUARANTINED:  # a claimed trust is re-derived from the source
+        prov.trust = (
+            Trust.TRUSTED if prov.source in (Source.USER, Source.SYSTEM) else Trust.UNTRUSTED
+        )
     check_text(record.text)
     return check_record(record, "the record"), vector
 

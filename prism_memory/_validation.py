@@ -48,6 +48,9 @@ MAX_SPEAKER_CHARS = 128
 #: engine stops decoding a payload nested about 128 levels deep: a deeper record would be
 #: stored and then be unreadable, taking every page of results it falls in with it.
 MAX_JSON_DEPTH = 32
+#: What a stored record may hold (a caller's 32 levels plus the wrappers an adapter adds, such
+#: as the LangGraph store's tagged tuples): the last guard before the engine's ~128.
+MAX_STORED_DEPTH = 100
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -83,7 +86,43 @@ def _where(what: str, path: tuple[Any, ...]) -> str:
     return what + "".join(parts)
 
 
-def _walk(value: Any, what: str, path: tuple[Any, ...] = (), level: int = 0) -> None:
+def nesting_depth(value: Any, stop: int = MAX_JSON_DEPTH + 1) -> int:
+    """How many containers (dicts, lists, tuples, sets) are nested in ``value``, counting
+    the outermost; counting stops at ``stop``. Iterative, so a value nested thousands of
+    levels deep is measured, not a ``RecursionError``.
+
+    >>> nesting_depth({"a": [1, {"b": 2}]}), nesting_depth("x")
+    (3, 0)
+    """
+    deepest = 0
+    todo: list[tuple[Any, int]] = [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest >= stop:
+            return deepest
+        todo.extend((c, level + 1) for c in children)
+    return deepest
+
+
+def check_depth(value: Any, what: str, limit: int = MAX_JSON_DEPTH) -> None:
+    """``ValidationError`` unless ``value`` nests at most ``limit`` containers."""
+    if nesting_depth(value, limit + 1) > limit:
+        raise ValidationError(
+            f"{what} is nested more than {limit} levels deep; flatten it (e.g. store the "
+            "deep part as a JSON string)"
+        )
+
+
+def _walk(
+    value: Any, what: str, path: tuple[Any, ...] = (), level: int = 0, limit: int = MAX_JSON_DEPTH
+) -> None:
     """Check one JSON value of a payload: what the engine would reject, change or be unable
     to read back is refused here, before anything is written."""
     if value is None or isinstance(value, bool):
@@ -104,9 +143,9 @@ def _walk(value: Any, what: str, path: tuple[Any, ...] = (), level: int = 0) -> 
                 "as null); store a finite number, None or a string such as 'nan'"
             )
     elif isinstance(value, (dict, list, tuple)):
-        if level >= MAX_JSON_DEPTH:
+        if level >= limit:
             raise ValidationError(
-                f"{_where(what, path)} is nested more than {MAX_JSON_DEPTH} levels deep; "
+                f"{_where(what, path)} is nested more than {limit} levels deep; "
                 "flatten it (e.g. store the deep part as a JSON string)"
             )
         if isinstance(value, dict):
@@ -118,10 +157,10 @@ def _walk(value: Any, what: str, path: tuple[Any, ...] = (), level: int = 0) -> 
                     )
                 if not k.isascii():
                     check_string(k, f"a key of {_where(what, path)}")
-                _walk(v, what, (*path, k), level + 1)
+                _walk(v, what, (*path, k), level + 1, limit)
         else:
             for i, v in enumerate(value):
-                _walk(v, what, (*path, i), level + 1)
+                _walk(v, what, (*path, i), level + 1, limit)
     elif isinstance(value, (set, frozenset)):
         raise ValidationError(
             f"{_where(what, path)} is a set, which JSON cannot hold (it would come back as a "
@@ -175,9 +214,10 @@ def check_speaker(value: Any, what: str = "speaker") -> str:
 
 def check_record(record: MemoryRecord, what: str = "the memory") -> MemoryRecord:
     """Check every value of a record as :func:`check_json_dict` checks metadata (the last
-    guard before a write: imported lines and records built inside PRISM pass it too)."""
+    guard before a write: imported lines and records built inside PRISM pass it too), with
+    room for the wrappers adapters add (:data:`MAX_STORED_DEPTH`)."""
     for name, value in record.model_dump(by_alias=True).items():
-        _walk(value, f"{what}'s {name}")
+        _walk(value, f"{what}'s {name}", limit=MAX_STORED_DEPTH)
     if record.speaker is not None:
         check_speaker(record.speaker, f"{what}'s speaker")
     return record

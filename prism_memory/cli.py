@@ -34,6 +34,7 @@ from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO, TypedDict
 
+from ._validation import MAX_JSON_DEPTH
 from .errors import PrismError, ValidationError
 
 if TYPE_CHECKING:
@@ -134,6 +135,11 @@ def _parse_json_object(value: str, what: str) -> dict[str, Any]:
         raise ValidationError(
             f"{what} is not valid JSON ({exc.msg}); pass e.g. '{{\"k\": 1}}'"
         ) from None
+    except RecursionError:
+        raise ValidationError(
+            f"{what} is nested too deeply to read (at most {MAX_JSON_DEPTH} levels); flatten "
+            "it, e.g. store the deep part as a JSON string"
+        ) from None
     if not isinstance(data, dict):
         raise ValidationError(f"{what} must be a JSON object, e.g. '{{\"k\": 1}}'")
     return data
@@ -218,6 +224,18 @@ def cmd_add(args: argparse.Namespace, embedder: Any) -> int:
     return EXIT_OK
 
 
+def _as_of(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationError(
+            f"--as-of needs an ISO 8601 date or time, e.g. 2026-04-01 or 2026-04-01T09:00Z; "
+            f"got {value!r}"
+        ) from None
+
+
 def cmd_search(args: argparse.Namespace, embedder: Any) -> int:
     with open_memory(args, embedder=embedder) as m:
         hits = m.search(
@@ -226,6 +244,7 @@ def cmd_search(args: argparse.Namespace, embedder: Any) -> int:
             limit=args.limit,
             filters=_parse_filters(args.filter),
             include_history=args.history,
+            as_of=_as_of(args.as_of),
         )
     if args.json:
         _print_json([_hit_json(h) for h in hits])
@@ -276,6 +295,35 @@ def cmd_get(args: argparse.Namespace, embedder: Any) -> int:
     return EXIT_OK
 
 
+def _version_json(v: Any) -> dict[str, Any]:
+    return dict(v.model_dump(mode="json"))
+
+
+def cmd_history(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        versions = m.history(args.id, **_scope_kwargs(args))
+    if args.json:
+        _print_json([_version_json(v) for v in versions])
+        return EXIT_OK
+    for v in versions:
+        now = " (current)" if v.current else ""
+        text = v.text if v.text is not None else "-"
+        print(f"v{v.version} {v.time.isoformat()} {v.event}{now}: {text}")
+        if v.reason:
+            print(f"    {v.source}: {v.reason}")
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace, embedder: Any) -> int:
+    with open_memory(args, embedder=embedder) as m:
+        record = m.restore(args.id, args.version, **_scope_kwargs(args), reason=args.reason)
+    if args.json:
+        _print_json(_record_json(record))
+    else:
+        print(f"restored version {args.version} of {args.id}: {record.text}")
+    return EXIT_OK
+
+
 def cmd_update(args: argparse.Namespace, embedder: Any) -> int:
     metadata = _parse_json_object(args.metadata, "--metadata") if args.metadata else None
     text = sys.stdin.read() if args.text == "-" else args.text
@@ -287,6 +335,7 @@ def cmd_update(args: argparse.Namespace, embedder: Any) -> int:
             metadata=metadata,
             importance=args.importance,
             kind=args.kind,
+            reason=args.reason,
         )
     if args.json:
         _print_json(_record_json(record))
@@ -390,7 +439,9 @@ def cmd_remember(args: argparse.Namespace, embedder: Any) -> int:
 
 def cmd_recall(args: argparse.Namespace, embedder: Any) -> int:
     with open_memory(args, embedder=embedder) as m:
-        ctx = m.recall(args.query, **_scope_kwargs(args), budget_tokens=args.budget)
+        ctx = m.recall(
+            args.query, **_scope_kwargs(args), budget_tokens=args.budget, as_of=_as_of(args.as_of)
+        )
     if args.json:
         _print_json(
             {
@@ -436,6 +487,8 @@ def cmd_delete(args: argparse.Namespace, embedder: Any) -> int:
                     deleted += 1
                 else:
                     missing.append(record_id)
+            if args.purge and deleted:
+                m.purge()  # once for all the ids: the deleted text leaves the disk too
     if args.json:
         _print_json({"deleted": deleted, "missing": missing, **report})
     else:
@@ -749,12 +802,14 @@ def build_parser() -> argparse.ArgumentParser:
         'kind=\'{"$in": ["fact", "event"]}\', importance=\'{"$gte": 0.5}\'',
     )
     p.add_argument("--history", action="store_true", help="include superseded memories")
+    p.add_argument("--as-of", dest="as_of", help="what was valid at this ISO time")
     _add_json(p)
 
     p = command("recall", "the token-budgeted context recall builds for a query", cmd_recall)
     p.add_argument("query")
     _add_scope(p)
     p.add_argument("--budget", type=int, default=1000, help="token budget (default 1000)")
+    p.add_argument("--as-of", dest="as_of", help="answer from what was valid at this ISO time")
     _add_json(p)
 
     p = command(
@@ -789,6 +844,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind")
     p.add_argument("--metadata", help="JSON object replacing the metadata")
     p.add_argument("--importance", type=float, help="importance in [0, 1]")
+    p.add_argument("--reason", help="why it changed (kept in its history)")
+    _add_json(p)
+
+    p = command(
+        "history", "every version of a memory: added, updated, superseded, ...", cmd_history
+    )
+    p.add_argument("id")
+    _add_scope(p)
+    _add_json(p)
+
+    p = command("restore", "make an earlier version of a memory current again", cmd_restore)
+    p.add_argument("id")
+    p.add_argument("version", type=int, help="the version number shown by `prism history`")
+    _add_scope(p)
+    p.add_argument("--reason", help="why (kept in its history)")
     _add_json(p)
 
     p = command("list", "list a scope's memories (next page: --cursor)", cmd_list)
@@ -820,6 +890,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="*", metavar="ID")
     _add_scope(p)
     p.add_argument("--all", action="store_true", help="delete every memory of the scope")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="with ids: also erase the deleted text from the store's files (--all always does)",
+    )
     _add_json(p)
 
     p = command("export", "write a scope's memories as JSON lines", cmd_export)

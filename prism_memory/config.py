@@ -8,11 +8,12 @@ knob (``prism bench pareto`` sweeps it). Environment variables are read only by
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ValidationError as PydanticValidationError
 
-from .errors import ConfigError
+from .errors import ConfigError, pydantic_reason
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -30,7 +31,30 @@ _ROUTES = ("dense", "bm25", "entity", "speaker", "time", "recent")
 
 
 class _Section(BaseModel):
+    """A settings section: an unknown, out-of-range or non-finite setting raises
+    :class:`ConfigError` (a ``PrismError``) naming the setting, at construction and on
+    assignment, never pydantic's own error."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except PydanticValidationError as exc:
+            raise ConfigError(_config_reason(type(self).__name__, exc)) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except PydanticValidationError as exc:
+            raise ConfigError(_config_reason(type(self).__name__, exc)) from None
+
+
+def _config_reason(section: str, exc: PydanticValidationError) -> str:
+    return (
+        f"invalid {section} setting {pydantic_reason(exc)}; see the setting's description "
+        f"(help({section})) for what it accepts"
+    )
 
 
 class StoreConfig(_Section):

@@ -27,6 +27,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import Any
 
 from ._shared import SharedStore, StoreIdentity, WriteEvent, path_slot, reusable_embedder
@@ -37,11 +38,11 @@ from .errors import (
     ConfigError,
     EmbeddingDimensionError,
     PrismError,
+    ScopeError,
 )
 from .records import (
     MemoryRecord,
     Scope,
-    Source,
     Status,
     Trust,
 )
@@ -309,6 +310,21 @@ class Engine:
             flt.must_not.append(Condition("trust", "eq", Trust.QUARANTINED.value))
         return flt
 
+    @staticmethod
+    def as_of_filter(as_of: datetime) -> RecordFilter:
+        """Hard filters of a read ``as_of`` a time: the states valid then (``valid_from`` at
+        or before it, ``valid_to`` after it or open), superseded ones included, archived and
+        quarantined ones not."""
+        iso = as_of.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+        return RecordFilter(
+            must=[Condition("valid_from", "range", {"lte": iso})],
+            must_not=[
+                Condition("valid_to", "range", {"lte": iso}),
+                Condition("status", "eq", Status.ARCHIVED.value),
+                Condition("trust", "eq", Trust.QUARANTINED.value),
+            ],
+        )
+
     def redact(self, records: Sequence[MemoryRecord], keep_metadata: Collection[str] = ()) -> None:
         """With ``config.safety.redact_pii``: identifiers in every content field of the records
         (text, fields, speaker, entity names, metadata values but ``keep_metadata``) become
@@ -334,19 +350,18 @@ class Engine:
         and its speaker name when it has one) by its source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
         are marked ``trust=quarantined`` with a reason, kept for audit and review
         (``list(trust="quarantined")``, ``release``), never returned by default reads.
-        Derived records (``source="derived"``) are not screened: their sources were.
-        Quarantine only escalates; an already quarantined record stays quarantined.
+        Every record passed here is screened, ``source="derived"`` ones too (as outside
+        content): the engine's own derivations, whose sources were screened, are written
+        with ``screen=False`` and never come here, so a caller's or an import file's claim
+        of ``derived`` is only a claim. Quarantine only escalates; an already quarantined
+        record stays quarantined.
         """
         from .safety.judge import is_borderline, judge_with_llm
         from .safety.poisoning import screen_batch
 
         cfg = self.config.safety
         self.redact(records, keep_metadata)
-        todo = [
-            r
-            for r in records
-            if r.provenance.trust != Trust.QUARANTINED and r.provenance.source != Source.DERIVED
-        ]
+        todo = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
         if not todo or cfg.screen == "off":
             return records
         items = [(r.text, r.provenance.source.value) for r in todo]
@@ -454,6 +469,7 @@ class Engine:
         same_vector_as: Mapping[str, str] | None = None,
         screen: bool = True,
         keep_metadata: Collection[str] = (),
+        move: bool = False,
     ) -> list[MemoryRecord]:
         """Redact, screen, embed and upsert records; notify listeners. Returns what was written.
 
@@ -462,12 +478,21 @@ class Engine:
         already (:meth:`screen`), and are not screened again. PII redaction (when on) runs on
         every record either way; ``keep_metadata`` names top-level metadata keys that are
         addresses, not content (a LangGraph item's namespace and key), and are kept as given.
+        A record whose id names a record of another scope is refused (``ScopeError``), unless
+        ``move=True``: an integration moving its own records to another scope (a migration).
         """
         self.check_open()
         if not records:
             return []
         for record in records:  # nothing is written unless every record can be stored as is
             check_record(record)
+        taken = set() if move else self.foreign_ids(records)
+        if taken:
+            raise ScopeError(
+                f"{len(taken)} record id(s) (e.g. {sorted(taken)[0]}) belong to records of "
+                "another scope; a write never replaces another scope's record. Drop the id to "
+                "have one derived from the record's own scope and text"
+            )
         if screen:
             records = self.screen(records, keep_metadata)
         else:
@@ -482,6 +507,26 @@ class Engine:
             fresh = all(r.status == Status.ACTIVE and r.updated_at == r.created_at for r in group)
             self.notify_write(group[0].scope, inserted=group if fresh else None)
         return records
+
+    def foreign_ids(self, records: Sequence[MemoryRecord]) -> set[str]:
+        """Ids of ``records`` that name a stored record of another scope, or that two of
+        ``records`` in different scopes share: writing them would replace another tenant's
+        record (a scope is a wall, whatever id a caller or an import file asserts).
+
+        One id-filtered read per 256 ids (an index look-up; no vectors).
+        """
+        owner: dict[str, str] = {}
+        taken: set[str] = set()
+        for r in records:
+            key = r.scope.key()
+            if owner.setdefault(r.id, key) != key:
+                taken.add(r.id)
+        ids = list(owner)
+        for start in range(0, len(ids), 256):
+            chunk = ids[start : start + 256]
+            found, _ = self.store.scroll_all(RecordFilter.any_of("id", chunk), limit=len(chunk))
+            taken.update(f.id for f in found if f.scope.key() != owner[f.id])
+        return taken
 
     #: Validate arguments into a :class:`MemoryRecord` (no I/O); see
     #: :func:`prism_memory._validation.new_record` for the arguments.
@@ -507,11 +552,18 @@ class Engine:
             if cursor is None:
                 return
 
-    def begin_purge(self) -> None:
-        """Journal a purge before deleting, where the engine keeps a journal (embedded)."""
+    def begin_purge(self) -> bool:
+        """Journal a purge before deleting, where the engine keeps a journal (embedded).
+        Returns whether this call wrote the journal (``False``: none, or one was pending)."""
         begin = getattr(self.store, "begin_purge", None)
-        if callable(begin):
-            begin()
+        return bool(begin()) if callable(begin) else False
+
+    def cancel_purge(self) -> None:
+        """Remove the journal :meth:`begin_purge` wrote, when the deletion it announced was
+        refused before deleting anything (a refused operation leaves no journal)."""
+        cancel = getattr(self.store, "cancel_purge", None)
+        if callable(cancel):
+            cancel()
 
     def flush(self) -> None:
         """Make every acknowledged write durable on disk."""

@@ -5,6 +5,7 @@ Design:
   ``Engine`` (``engine.py``: store, embedder, sparse encoder, screen, scope locks, write
   events), ``RecordAPI`` (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI``
   (``_delete_api.py``), ``TransferAPI`` (``_transfer.py``: JSONL export/import),
+  ``VersionAPI`` (``_version_api.py``: history and restore of a memory's versions),
   ``WritePath`` (``_write_path.py``: remember, the four layers, lifecycle) and
   ``RecallPipeline`` (``retrieval/pipeline.py``: recall and search). Every part, and every
   stage below them, gets the engine; nothing below imports this module.
@@ -21,14 +22,16 @@ import asyncio
 import builtins
 import functools
 import os
+import warnings
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from datetime import datetime
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from ._delete_api import DeleteAPI
 from ._record_api import RecordAPI, RecordPage
 from ._transfer import ImportReport, TransferAPI
 from ._validation import new_record
+from ._version_api import VersionAPI
 from ._write_path import WritePath
 from .config import PrismConfig, RetrievalConfig
 from .embeddings import Embedder
@@ -46,6 +49,7 @@ from .retrieval.intent import Intent, IntentRegistry
 from .retrieval.pipeline import RecallPipeline
 from .sparse import SparseEncoder
 from .stores import MemoryStore, RecordFilter
+from .versions import MemoryVersion
 
 __all__ = ["ImportReport", "Memory", "RecordPage"]
 
@@ -117,6 +121,7 @@ class Memory:
             self._records = RecordAPI(self._engine)
             self._deletes = DeleteAPI(self._engine)
             self._transfer = TransferAPI(self._engine)
+            self._versions = VersionAPI(self._engine)
             self._writes = WritePath(self._engine)
             self._recall = RecallPipeline(self._engine)
             self._record_store = RecordStore(self._engine)
@@ -356,11 +361,14 @@ class Memory:
         metadata: dict[str, Any] | None = None,
         importance: float | None = None,
         kind: Kind | str | None = None,
+        reason: str | None = None,
     ) -> MemoryRecord:
-        """Change a record in place (same id); a new text is re-embedded. Returns the new record.
+        """Change a record (same id); a new text is re-embedded. Returns the new record.
 
-        The id stays the one derived from the first text; a later ``add`` of that first text
-        makes a record of its own and leaves this one alone.
+        A new text keeps the old one as a version: ``history(record_id)`` lists both (with
+        ``reason``), ``restore`` brings it back, ``recall``/``search(as_of=...)`` answer from
+        it for a time before the update. The id stays the one derived from the first text; a
+        later ``add`` of that first text makes a record of its own and leaves this one alone.
         """
         return self._records.update(
             record_id,
@@ -371,6 +379,123 @@ class Memory:
             metadata=metadata,
             importance=importance,
             kind=kind,
+            reason=reason,
+        )
+
+    @overload
+    def history(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryVersion]: ...
+
+    @overload
+    def history(
+        self,
+        memory_id: None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryRecord]: ...
+
+    def history(
+        self,
+        memory_id: str | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryVersion] | builtins.list[MemoryRecord]:
+        """Every version of a memory, oldest first (the last ``limit`` if given).
+
+        Each :class:`MemoryVersion` has ``event`` (``added``, ``updated``, ``superseded``,
+        ``restored``, ``deleted``), ``time``, ``text`` and ``previous_text``, ``source`` and
+        ``reason``. The lineage follows every change: a fact superseded by a new value (said
+        in any words) and the fact that replaced it share one history.
+
+        >>> r = m.add("Budget: 500 a night", user_id="alice")  # doctest: +SKIP
+        >>> m.update(r.id, user_id="alice", text="Budget: 800 a night")  # doctest: +SKIP
+        >>> [(v.event, v.text) for v in m.history(r.id, user_id="alice")]  # doctest: +SKIP
+        [('added', 'Budget: 500 a night'), ('updated', 'Budget: 800 a night')]
+
+        Deprecated: called without ``memory_id`` it returns the session transcript; that is
+        :meth:`session_turns` now (the old call still works and warns).
+        """
+        if memory_id is None:
+            warnings.warn(
+                "Memory.history(user_id=..., session_id=...) without a memory id is the session "
+                "transcript and is deprecated: call Memory.session_turns(...) for the turns, "
+                "Memory.history(memory_id, ...) for a memory's versions",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return self.session_turns(
+                user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit
+            )
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
+        ):
+            from .errors import ValidationError
+
+            raise ValidationError(f"limit must be a positive integer, got {limit!r}")
+        versions = self._versions.history(memory_id, Scope.of(user_id, agent_id, session_id))
+        return versions[-limit:] if limit else versions
+
+    async def ahistory(
+        self,
+        memory_id: str | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryVersion] | builtins.list[MemoryRecord]:
+        """Async :meth:`history` (without ``memory_id``: deprecated, see :meth:`asession_turns`)."""
+        if memory_id is None:
+            warnings.warn(
+                "Memory.ahistory(user_id=..., session_id=...) without a memory id is deprecated: "
+                "call Memory.asession_turns(...) for the session's turns",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return await self.asession_turns(
+                user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit
+            )
+        return await asyncio.to_thread(
+            self.history,
+            memory_id,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            limit=limit,
+        )
+
+    def restore(
+        self,
+        memory_id: str,
+        version: int,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        reason: str | None = None,
+    ) -> MemoryRecord:
+        """Make an earlier version (its number in :meth:`history`) the memory's current state.
+
+        The state it replaces is kept as a version too, and the history gains a ``restored``
+        event. Returns the current record.
+
+        >>> m.restore(r.id, 1, user_id="alice", reason="the raise was cancelled")  # doctest: +SKIP
+        """
+        return self._versions.restore(
+            memory_id, version, Scope.of(user_id, agent_id, session_id), reason
         )
 
     def release(
@@ -421,11 +546,40 @@ class Memory:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        purge: bool = False,
     ) -> bool:
-        """Delete one record of the scope. Returns whether it existed."""
+        """Delete one record of the scope and every record derived from it. Returns whether
+        it existed. The text leaves the store's files with ``purge=True`` (or at the next
+        :meth:`purge` / ``delete_all``); without it, it is gone from every read at once but
+        stays in the engine's log and pages until then.
+
+        Derived records (their ``provenance.source_ids`` name the deleted record: the fact
+        extracted from a turn, a summary of it, what was derived from those) are deleted
+        too, across the scope's sessions, even when they have other sources: deleting a
+        turn removes what it said from every memory built on it (docs/deletion.md).
+
+        >>> m.delete(turn_id, user_id="alice")  # doctest: +SKIP
+        True
+        """
         return self._deletes.delete(
-            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id
+            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
         )
+
+    def purge(self) -> None:
+        """Erase from disk what deletions and replacements left there.
+
+        ``delete(id)``, ``update(id, text=...)``, ``delete_by_source(...)`` (all without
+        ``purge=True``) and the LangGraph store's deletes hide data from every read at once,
+        but the embedded engine keeps the old bytes in its write-ahead log and segment pages
+        until they rotate. ``purge()`` rebuilds the store's files so no deleted or replaced
+        text remains (cost linear in the store size; journalled, so a crash is finished on
+        the next open). ``delete_all`` purges by default. On a Qdrant server its optimizer
+        vacuums on its own schedule.
+
+        >>> m.update(record_id, text="new text", user_id="alice")  # doctest: +SKIP
+        >>> m.purge()  # the old text is gone from the files too  # doctest: +SKIP
+        """
+        self._deletes.purge()
 
     def delete_all(
         self,
@@ -434,6 +588,7 @@ class Memory:
         agent_id: str | None = None,
         session_id: str | None = None,
         purge: bool = True,
+        derived: bool = True,
     ) -> DeleteReport:
         """Delete every record of the scope (all layers, all pages), then purge the engine's files.
 
@@ -443,12 +598,22 @@ class Memory:
         (``("memories", user_id)`` by default). The result is the number of records removed
         (an ``int``) with ``.by_layer`` and ``.by_surface`` counts.
 
+        For a session (``delete_all(user_id="alice", session_id="s1")``) the user's records
+        derived from the session's records (facts, summaries) are deleted too, unless
+        ``derived=False`` (a chat reset that keeps what was learned: those records then name
+        sources that are gone). A refused call (a full disk) deletes nothing and leaves no
+        purge journal.
+
         >>> report = m.delete_all(user_id="alice")  # doctest: +SKIP
         >>> int(report), report.by_surface  # doctest: +SKIP
         (5, {'conversation': 3, 'langgraph_store': 1, 'memory_tools': 1})
         """
         return self._deletes.delete_all(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            purge=purge,
+            derived=derived,
         )
 
     def delete_by_source(
@@ -601,7 +766,7 @@ class Memory:
         """The session's buffered (recent, raw) turns, oldest first."""
         return self._writes.buffer(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
-    def history(
+    def session_turns(
         self,
         *,
         user_id: str | None = None,
@@ -609,7 +774,10 @@ class Memory:
         session_id: str | None = None,
         limit: int | None = None,
     ) -> builtins.list[MemoryRecord]:
-        """Every turn of the session (buffered and episodic), in order; the last ``limit`` if given."""
+        """Every turn of the session (buffered and episodic), in order; the last ``limit`` if given.
+
+        (Named ``history()`` up to 0.1.0; that name now means a memory's versions.)
+        """
         return self._writes.history(
             user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit
         )
@@ -783,6 +951,7 @@ class Memory:
         filters: dict[str, Any] | None = None,
         include_history: bool = False,
         score_threshold: float | None = None,
+        as_of: datetime | None = None,
     ) -> builtins.list[ScoredRecord]:
         """Hybrid search (dense + BM25, RRF) within the scope; best-ranked first.
 
@@ -791,7 +960,10 @@ class Memory:
         ``rank_score`` (the RRF value the hits are ordered by) and ``routes`` (which of
         ``dense`` / ``bm25`` found it). ``score_threshold`` (in [0, 1]) drops hits whose
         ``score`` is below it. Superseded and quarantined records are left out unless
-        ``include_history=True``.
+        ``include_history=True``. ``as_of`` (a datetime, naive = UTC) searches what was
+        valid then: a value superseded since is found, one that came later is not.
+
+        >>> m.search("hotel budget", user_id="alice", as_of=datetime(2026, 4, 1))  # doctest: +SKIP
         """
         return self._recall.search(
             query,
@@ -802,6 +974,7 @@ class Memory:
             filters=filters,
             include_history=include_history,
             score_threshold=score_threshold,
+            as_of=as_of,
         )
 
     def recall(
@@ -815,6 +988,7 @@ class Memory:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        as_of: datetime | None = None,
         thread_session: str | None = None,
         thread_texts: Sequence[str] = (),
     ) -> MemoryContext:
@@ -824,6 +998,8 @@ class Memory:
         ``session_id`` (if given) fills the "recent turns" section. ``ctx.tokens`` never
         exceeds ``budget_tokens``; ``ctx.trace`` explains every candidate kept or cut.
         ``now``: the time the recall is made at (default: the current time; naive = UTC).
+        ``as_of``: answer from what was valid at that time (superseded values that held then,
+        nothing learnt later); ``now`` defaults to it.
 
         What the prompt already shows is left out before anything is ranked or packed, so it
         neither takes budget nor sets the relevance floor: the turns of ``thread_session``
@@ -844,6 +1020,7 @@ class Memory:
             budget_tokens=budget_tokens,
             config=config,
             now=now,
+            as_of=as_of,
             thread_session=thread_session,
             thread_texts=thread_texts,
         )
@@ -927,12 +1104,14 @@ class Memory:
     adelete = _async_twin(delete)
     adelete_all = _async_twin(delete_all)
     adelete_by_source = _async_twin(delete_by_source)
+    apurge = _async_twin(purge)
     aexport_jsonl = _async_twin(export_jsonl)
     aimport_jsonl = _async_twin(import_jsonl)
     aremember = _async_twin(remember)
     aremember_fact = _async_twin(remember_fact)
     abuffer = _async_twin(buffer)
-    ahistory = _async_twin(history)
+    asession_turns = _async_twin(session_turns)
+    arestore = _async_twin(restore)
     aflush_buffer = _async_twin(flush_buffer)
     aend_session = _async_twin(end_session)
     atask = _async_twin(task)

@@ -128,6 +128,7 @@ class RecordStore:
         dense: Mapping[str, list[float]] | None = None,
         screen: bool = True,
         keep_metadata: Collection[str] = (),
+        move: bool = False,
     ) -> list[MemoryRecord]:
         """Upsert whole records (built with ``Memory.build_record``) and return what was written.
 
@@ -137,10 +138,23 @@ class RecordStore:
         provenance (a quarantined record is written with ``trust=quarantined`` and returned
         so); ``screen=False`` for internal records (registries, markers) or application data
         the integration does not screen. ``dense`` gives vectors by record id (not embedded again).
+        An id that names a record of another scope is refused (``ScopeError``: a write never
+        replaces another scope's record) unless ``move=True``, for an integration moving its
+        own records into another scope (same ids, so each upsert replaces the old point).
         """
         return self._engine.write_records(
-            list(records), dense=dense, screen=screen, keep_metadata=keep_metadata
+            list(records), dense=dense, screen=screen, keep_metadata=keep_metadata, move=move
         )
+
+    def screen(
+        self, records: Sequence[MemoryRecord], *, keep_metadata: Collection[str] = ()
+    ) -> list[MemoryRecord]:
+        """Redact (when on) and screen records without writing them, for an integration that
+        must decide where a refused record goes before anything is written (a refused
+        ``PrismStore`` put keeps the key's earlier value). Write them after with
+        ``write(..., screen=False)``: a quarantined record stays quarantined."""
+        self._engine.check_open()
+        return self._engine.screen(list(records), keep_metadata)
 
     def delete(self, ids: Sequence[str], scope: Scope) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched); returns how many went.

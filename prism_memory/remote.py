@@ -207,6 +207,8 @@ class RemoteMemory:
     remember_fact = _sync(calls.remember_fact)
     buffer = _sync(calls.buffer)
     history = _sync(calls.history)
+    session_turns = _sync(calls.session_turns)
+    restore = _sync(calls.restore)
     flush_buffer = _sync(calls.flush_buffer)
     end_session = _sync(calls.end_session)
     task = _sync(calls.task)
@@ -219,6 +221,7 @@ class RemoteMemory:
     feedback = _sync(calls.feedback)
     register_intent = _sync(calls.register_intent)  # type: ignore[arg-type]  # **fields
     flush_access = _sync(calls.flush_access)
+    purge = _sync(calls.purge)
 
     aadd = _async(calls.add)
     aadd_many = _async(calls.add_many)
@@ -235,6 +238,8 @@ class RemoteMemory:
     aremember_fact = _async(calls.remember_fact)
     abuffer = _async(calls.buffer)
     ahistory = _async(calls.history)
+    asession_turns = _async(calls.session_turns)
+    arestore = _async(calls.restore)
     aflush_buffer = _async(calls.flush_buffer)
     aend_session = _async(calls.end_session)
     atask = _async(calls.task)
@@ -247,6 +252,7 @@ class RemoteMemory:
     afeedback = _async(calls.feedback)
     aregister_intent = _async(calls.register_intent)  # type: ignore[arg-type]  # **fields
     aflush_access = _async(calls.flush_access)
+    apurge = _async(calls.purge)
 
     # -- export / import: streamed to and from local files ----------------------------------
     def export_jsonl(

@@ -29,6 +29,7 @@ from .layers.working import TaskState
 from .records import MemoryRecord, ScoredRecord
 from .results import RecordChange, RememberResult
 from .retrieval.context import CandidateTrace, ContextItem, MemoryContext, RecallTrace
+from .versions import MemoryVersion
 
 __all__ = [
     "context_from_json",
@@ -48,10 +49,23 @@ __all__ = [
     "status_of",
     "task_from_json",
     "task_to_json",
+    "version_from_json",
+    "version_to_json",
     "why_chosen",
 ]
 
 _CHANGE_KINDS = ("added", "updated", "superseded", "skipped", "quarantined")
+
+
+# -- versions ---------------------------------------------------------------------------------
+def version_to_json(version: MemoryVersion) -> dict[str, Any]:
+    """One event of a memory's history as JSON (``MemoryVersion``'s fields, ISO times)."""
+    data: dict[str, Any] = version.model_dump(mode="json")
+    return data
+
+
+def version_from_json(data: dict[str, Any]) -> MemoryVersion:
+    return MemoryVersion.model_validate(data)
 
 
 # -- records ----------------------------------------------------------------------------------

@@ -7,11 +7,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from prism_memory import FakeEmbedder, FastEmbedEmbedder, Memory
+
+# No per-example deadline anywhere: a shared CI runner or a loaded workstation can stall any
+# example past Hypothesis's default 200 ms, which says nothing about the code under test.
+settings.register_profile("prism", deadline=None)
+settings.load_profile("prism")
 
 
 @pytest.fixture(scope="session")

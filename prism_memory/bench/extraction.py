@@ -280,12 +280,12 @@ def score_cases(
     found: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     found_loose: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     dates: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    stale = [0, 0]
+    stale: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     stale_in_history = 0
-    precision = [0, 0]
+    precision: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     person_only = 0
     negatives = [0, 0]
-    updates = [0, 0]
+    updates: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses: list[dict[str, Any]] = []
     false_positives: list[dict[str, Any]] = []
     stale_kept: list[dict[str, Any]] = []
@@ -295,6 +295,9 @@ def score_cases(
             t["speaker"].lower() for t in case["turns"] if t["role"] == "user" and t.get("speaker")
         }
         groups = ["all", f"kind:{case['kind']}", f"lang:{case['lang']}"]
+        if case.get("shape"):
+            groups.append(f"shape:{case['shape']}")
+        sets = ["all", f"set:{case['set']}"] if case.get("set") else ["all"]
         for item in case["expect"]:
             ok, why, _ = judge(item, records, selves, strict=True)
             loose_ok = judge(item, records, selves, strict=False)[0]
@@ -329,15 +332,17 @@ def score_cases(
                 if r.current
                 and contains_all(r.strict, old["must"])
                 and (not old.get("date") or old["date"] in r.days)
+                and not (old.get("not_if") and contains_all(r.strict, old["not_if"]))
             ]
-            stale[1] += 1
+            for g in sets:
+                stale[g][1] += 1
+                stale[g][0] += not still
             right &= not still
             if still:
                 stale_kept.append(
                     {"id": case["id"], "stale": old, "still_current": [r.brief() for r in still]}
                 )
             else:
-                stale[0] += 1
                 stale_in_history += any(
                     not r.current and contains_all(r.strict, old["must"]) for r in records
                 )
@@ -346,8 +351,9 @@ def score_cases(
             if not r.current:
                 continue
             good = any(contains_all(r.strict, e["must"]) for e in case["expect"])
-            precision[0] += good
-            precision[1] += 1
+            for g in sets:
+                precision[g][0] += good
+                precision[g][1] += 1
             person_only += not good and any(o in (r.names or "") for o in others)
             if not good and len(false_positives) < max_list:
                 false_positives.append(
@@ -360,8 +366,10 @@ def score_cases(
                     }
                 )
         if case["kind"] == "update":
-            updates[0] += right
-            updates[1] += 1
+            shape = [f"shape:{case['shape']}"] if case.get("shape") else []
+            for g in [*sets, *shape]:
+                updates[g][0] += right
+                updates[g][1] += 1
         if case["kind"] == "negative":
             negatives[0] += any(r.current for r in records)
             negatives[1] += 1
@@ -373,11 +381,13 @@ def score_cases(
         },
         "recall_loose": {g: _rate(*found_loose[g]) for g in order},
         "precision_proxy": {
-            "matching": precision[0],
-            "records": precision[1],
-            "precision": _rate(*precision),
+            "matching": precision["all"][0],
+            "records": precision["all"][1],
+            "precision": _rate(*precision["all"]),
             "unmatched_naming_an_expected_person": person_only,
-            "precision_without_those": _rate(precision[0], precision[1] - person_only),
+            "precision_without_those": _rate(
+                precision["all"][0], precision["all"][1] - person_only
+            ),
         },
         "negatives_with_a_record": {
             "cases": negatives[0],
@@ -385,15 +395,26 @@ def score_cases(
             "rate": _rate(*negatives),
         },
         "stale_retired": {
-            "retired": stale[0],
-            "total": stale[1],
-            "rate": _rate(*stale),
+            "retired": stale["all"][0],
+            "total": stale["all"][1],
+            "rate": _rate(*stale["all"]),
             "old_value_in_history": stale_in_history,
         },
         "update_cases_fully_right": {
-            "right": updates[0],
-            "total": updates[1],
-            "rate": _rate(*updates),
+            "right": updates["all"][0],
+            "total": updates["all"][1],
+            "rate": _rate(*updates["all"]),
+        },
+        "by_group": {
+            g: {
+                "precision": _rate(*precision[g]) if g in precision else None,
+                "stale_retired": list(stale[g]) if g in stale else None,
+                "stale_retired_rate": _rate(*stale[g]) if g in stale else None,
+                "updates_fully_right": list(updates[g]) if g in updates else None,
+                "updates_fully_right_rate": _rate(*updates[g]) if g in updates else None,
+            }
+            for g in sorted(set(precision) | set(stale) | set(updates))
+            if g != "all"
         },
         "date_accuracy": {
             g: {
@@ -458,6 +479,23 @@ def markdown(report: dict[str, Any]) -> str:
         f"- Update cases fully right (new value found, every old one retired): "
         f"{u['right']}/{u['total']} = {_pct(u['rate'])}.",
     ]
+    by_group = s.get("by_group") or {}
+    if by_group:
+        lines += [
+            "",
+            "| set / shape | precision | stale retired | updates fully right |",
+            "|---|---|---|---|",
+        ]
+        for g, v in by_group.items():
+            st_g, up_g = v["stale_retired"], v["updates_fully_right"]
+            lines.append(
+                f"| {g} | {_pct(v['precision'])} | "
+                + (f"{st_g[0]}/{st_g[1]} = {_pct(v['stale_retired_rate'])}" if st_g else "–")
+                + " | "
+                + (f"{up_g[0]}/{up_g[1]} = {_pct(v['updates_fully_right_rate'])}" if up_g else "–")
+                + " |"
+            )
+        lines.append("")
     for g, v in s["date_accuracy"].items():
         lines.append(
             f"- Date accuracy ({g}): {v['right_date']}/{v['total']} = **{_pct(v['accuracy'])}**; "
@@ -499,7 +537,12 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="labelled cases, one JSON object per line")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="+",
+        help="labelled cases, one JSON object per line; several files are also scored one by one",
+    )
     parser.add_argument(
         "--out", default="benchmarks/results", help="directory for extraction.json/.md"
     )
@@ -532,10 +575,18 @@ def run(args: argparse.Namespace) -> int:
     from ..embeddings import FakeEmbedder, FastEmbedEmbedder
     from ..memory import Memory
 
-    if not os.path.isfile(args.file):
-        print(f"error: no such file: {args.file}")
+    files = [args.file] if isinstance(args.file, str) else list(args.file)
+    missing = [f for f in files if not os.path.isfile(f)]
+    if missing:
+        print(f"error: no such file: {', '.join(missing)} (give JSONL case files)")
         return 2
-    cases = load_cases(args.file)
+    cases = []
+    for f in files:
+        loaded = load_cases(f)
+        if len(files) > 1:
+            for case in loaded:
+                case["set"] = Path(f).stem
+        cases += loaded
     if args.only:
         keep = set(args.only.split(","))
         cases = [c for c in cases if c["id"] in keep]
@@ -571,8 +622,8 @@ def run(args: argparse.Namespace) -> int:
     written = sum(1 for rs in results for r in rs)
     score = score_cases(cases, results, max_list=args.max_list)
     report = {
-        "command": "prism bench extraction " + os.path.basename(args.file),
-        "cases_file": os.path.basename(args.file),
+        "command": "prism bench extraction " + " ".join(os.path.basename(f) for f in files),
+        "cases_file": " + ".join(os.path.basename(f) for f in files),
         "cases": len(cases),
         "embedder": getattr(embedder, "name", type(embedder).__name__),
         "store": "in memory" if args.in_memory else "embedded, a temporary directory per case",

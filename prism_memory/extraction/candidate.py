@@ -21,7 +21,11 @@ class FactCandidate:
     includes its value. ``retire``: words naming what this candidate replaces ("the Madrid
     flight is now on March 19" -> ``["madrid"]``); current records of the same holder that
     contain all of them are closed when it is written; ``retire_date`` (``YYYY-MM-DD``) closes
-    the holder's current events on that day ("五一的计划改了，我们改去厦门"). ``generic``: a
+    the holder's current events on that day ("五一的计划改了，我们改去厦门"). ``replaces``: ids
+    of current records this candidate is the new value of, found by meaning
+    (``layers/slots.py``); they are closed when it is written. ``conflicts``: ids of current
+    records of the same slot that it contradicts without replacing (no change was said); both
+    stay current, linked ``conflicts``, and a context shows the newer first. ``generic``: a
     statement rather than a slot; dropped when its clause also gave a slot, a preference or an
     event.
     """
@@ -38,4 +42,6 @@ class FactCandidate:
     key: str | None = None
     retire: list[str] = field(default_factory=list)
     retire_date: str | None = None
+    replaces: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
     generic: bool = False

@@ -494,7 +494,7 @@ class ChineseExtractor:
             desc = desc.replace(t.phrase, "")
         desc = re.sub(r"^(?:上午|下午|晚上|早上|中午)", "", desc.strip("，, "))
         # 我 is always the speaker, whoever the event is about ("我的好朋友刘洋下个月结婚")
-        desc = re.sub(r"我(?!们)", _holder_name(self.who).replace("user", "用户"), desc, count=1)
+        desc = re.sub(r"我(?!们)", _holder_name(self.who).replace("user", "用户"), desc)
         retire: list[str] = []
         if changed and topic is not None:
             retire = [topic.group("topic")]

@@ -101,7 +101,7 @@ from .lexicon import (
 from .patterns import _BUDGET, _CURRENCY, _MONEY, _NOT_NAMES
 from .sentences import drop_quotes, expand_contractions, is_cjk, speech_act, split_clauses
 
-__all__ = ["EnglishExtractor", "lemma", "third_person", "third_singular"]
+__all__ = ["EnglishExtractor", "is_reply_instruction", "lemma", "third_person", "third_singular"]
 
 _TOKEN = re.compile(r"[$€£¥]?[\w\u00C0-\u024F][\w\u00C0-\u024F'\-.&%]*|[^\w\s]")
 _OBJ_TAIL = re.compile(
@@ -116,6 +116,37 @@ _NEEDS = re.compile(
     r"^\s*(?:please\s+)?(?:book|get|reserve|find)\s+me\s+(?:an?\s+|some\s+)?(?P<obj2>[^,;]{2,60})$",
     re.I,
 )
+# a standing instruction on how the assistant communicates ("Please reply to me in Spanish",
+# "From now on respond only in French"): an imperative of a verb of communicating
+_REPLY_STYLE = re.compile(
+    r"^\s*(?:(?:please|kindly|from\s+now\s+on|going\s+forward|in\s+future|always|only)"
+    r"\s*,?\s+)*(?P<verb>reply|respond|answer|write|talk|speak|explain|address)\s+"
+    r"(?:(?:back\s+)?to\s+(?:me|us)\s+)?(?P<rest>(?:only\s+|always\s+)?(?:in|with|using|as)\s+"
+    r"[^.?!;]{2,60}?)\s*(?:,?\s*please)?\s*$",
+    re.I,
+)
+
+_STANDING = re.compile(
+    r"\b(?:please|kindly|from\s+now\s+on|going\s+forward|in\s+future|always|only)\b", re.I
+)
+_WH = re.compile(r"\b(?:how|what|why|which|who|whether|if|when|where)\b", re.I)
+
+
+def is_reply_instruction(text: str) -> bool:
+    """Whether ``text`` tells the assistant how to reply ("From now on respond only in
+    French"): an instruction of the speaker, about the speaker's own preference.
+
+    >>> is_reply_instruction("Please reply to me in Spanish"), is_reply_instruction("I reply fast")
+    (True, False)
+    """
+    m = _REPLY_STYLE.match(text.strip().rstrip(".!"))
+    return (
+        m is not None
+        and _STANDING.search(text) is not None  # a standing instruction, not a one-off task
+        and _WH.search(m.group("rest")) is None  # "explain in detail how X works" is a task
+    )
+
+
 _CALL_ME = re.compile(
     r"\b(?i:(?:please\s+)?call\s+me|I\s+go\s+by|my\s+(?:nick)?name\s+is|I\s+am\s+called|"
     r"everyone\s+calls\s+me|friends\s+call\s+me|you\s+can\s+call\s+me)\s+"
@@ -306,7 +337,7 @@ def third_person(text: str, who: str | None = None) -> str:
     name = who or "they"
     text = expand_contractions(text)
     out = re.sub(
-        r"\bI\b(?:\s+(?:(?:really|also|just|only|always|usually|never|still|now|often|actually|"
+        r"\bI\b(?:\s+(?:(?:(?!(?:apply|reply|supply|fly|rely|comply|imply|multiply)\b)[a-z]+ly|also|just|only|always|never|still|now|often|"
         r"currently)\s+)*(\w+))?",
         lambda m: _subject_verb(m, name, who),
         text,
@@ -321,13 +352,38 @@ def third_person(text: str, who: str | None = None) -> str:
     return out
 
 
+_PARTNER_PRONOUNS = frozenset({"he", "she", "you", "they", "him", "her", "we", "it"})
+
+
+def _compound_subject(before: str) -> bool:
+    """Whether "I" is the second half of a compound subject ("Tom and I", "my wife and I"),
+    not the subject of a new clause joined by "and" ("I love tea and I hate coffee",
+    "..., and I hate red-eye flights").
+
+    >>> _compound_subject("My partner Tom and "), _compound_subject("I love tea and ")
+    (True, False)
+    >>> _compound_subject("I like aisle seats, and ")
+    False
+    """
+    m = re.search(r"(\S+)\s+(?:and|or)\s+$", before)
+    if m is None:
+        return False
+    prev = m.group(1)
+    if prev.endswith((",", ";", ":")):
+        return False
+    word = prev.strip(".!?\"'").lower()
+    return prev[:1].isupper() or word in _PARTNER_PRONOUNS or word in RELATIONS
+
+
 def _subject_verb(m: re.Match[str], name: str, who: str | None) -> str:
     whole = m.group(0)
     verb = m.group(1)
     if verb is None:
         return name
     middle = whole[1 : whole.rfind(verb)]
-    compound = re.search(r"\b(?:and|or)\s+$", m.string[: m.start()]) is not None
+    if m.start() > 0 and name.startswith("The "):  # "..., the user can pay", not "The user"
+        name = "the " + name[4:]
+    compound = _compound_subject(m.string[: m.start()])
     if compound:  # "Tom and I want": the verb agrees with both
         return f"{name}{middle}{ {'am': 'are', 'was': 'were'}.get(verb.lower(), verb) }"
     if who is None:
@@ -343,6 +399,8 @@ def _is_present_verb(word: str) -> bool:
         return False
     if low.endswith("ed") or low.endswith("ing"):
         return False
+    if low == "like":  # after a subject it is the verb ("I like" -> "Maya likes")
+        return True
     return not (low in DETERMINERS or low in PREPOSITIONS or low in ("not", "never"))
 
 
@@ -1521,6 +1579,17 @@ class EnglishExtractor:
     def _requests(self, clause: str) -> list[FactCandidate]:
         out = []
         holder = self.who or "user"
+        m = _REPLY_STYLE.match(clause)
+        if m and is_reply_instruction(clause):
+            fields: dict[str, Any] = {
+                "subject": "replies " + " ".join(m.group("rest").split()),
+                "polarity": "like",
+                "category": "how to reply",
+                "reasons": [],
+            }
+            if holder != "user":
+                fields["holder"] = holder
+            out.append(FactCandidate("Preference", fields, 0.8, 0.7))
         m = _CALL_ME.search(clause)
         if m:
             out.append(_fact(holder, "preferred name", m.group("name"), 0.85, 0.7))
@@ -1536,7 +1605,7 @@ class EnglishExtractor:
                     re.I,
                 )
             ):
-                fields: dict[str, Any] = {"subject": obj, "polarity": "need", "reasons": []}
+                fields = {"subject": obj, "polarity": "need", "reasons": []}
                 if holder != "user":
                     fields["holder"] = holder
                 out.append(FactCandidate("Preference", fields, 0.7, 0.7))

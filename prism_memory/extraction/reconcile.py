@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from .schemas import SchemaSpec, entity_key
 
-__all__ = ["MergeOutcome", "merge_fields", "same_value"]
+__all__ = ["MergeOutcome", "accumulate", "entry_key", "merge_fields", "same_value"]
 
 Action = Literal["skip", "update", "supersede"]
 
@@ -57,7 +57,8 @@ def same_value(a: Any, b: Any) -> bool:
 _KEYED = re.compile(r"^(?P<k>[^:]{1,40}):\s+(?P<v>.+)$", re.S)
 
 
-def _entry_key(item: Any) -> str | None:
+def entry_key(item: Any) -> str | None:
+    """The key of a ``"key: value"`` entry (``"occupation: nurse"`` -> ``"occupation"``)."""
     m = _KEYED.match(item) if isinstance(item, str) else None
     return entity_key(m.group("k")) if m else None
 
@@ -76,8 +77,8 @@ def accumulate(old: Any, new: Any) -> tuple[Any, bool]:
         for item in new or []:
             if entity_key(item) in seen:
                 continue
-            key = _entry_key(item)
-            same = [i for i, x in enumerate(merged) if key is not None and _entry_key(x) == key]
+            key = entry_key(item)
+            same = [i for i, x in enumerate(merged) if key is not None and entry_key(x) == key]
             if same:
                 merged[same[0]] = item
                 replaced = True
@@ -88,13 +89,6 @@ def accumulate(old: Any, new: Any) -> tuple[Any, bool]:
     if isinstance(old, dict) and isinstance(new, dict):
         return {**old, **new}, False
     return (old if _empty(new) else new), False
-
-
-def _accumulate(old: Any, new: Any) -> Any:
-    return accumulate(old, new)[0]
-    if isinstance(old, dict) and isinstance(new, dict):
-        return {**old, **new}
-    return old if _empty(new) else new
 
 
 def merge_fields(

@@ -159,7 +159,7 @@ def _render_fact(f: dict[str, Any]) -> str:
     return f"{_possessive(f.get('subject'))} {attribute}: {value}"
 
 
-def _person_entry(entry: object) -> str:
+def person_entry(entry: object) -> str:
     """One card entry as read: ``occupation: nurse`` -> ``works as nurse``."""
     text = str(entry)
     key, sep, value = text.partition(": ")
@@ -179,7 +179,7 @@ def _render_person(f: dict[str, Any]) -> str:
     rel = f" ({f['relationship']})" if f.get("relationship") else ""
     if not f.get("attributes"):
         return f"Person: {name}{rel}"
-    return f"{name}{rel}: " + "; ".join(_person_entry(a) for a in f["attributes"][-8:])
+    return f"{name}{rel}: " + "; ".join(person_entry(a) for a in f["attributes"][-8:])
 
 
 def _when(value: object) -> str:

@@ -53,6 +53,9 @@ from ..records import (
 from ..results import RecordChange, RememberResult
 from ..stores import PointData, RecordFilter
 from ..stores.filters import Condition
+from ..versions import change_note
+from .aging import link_conflicts, mark_changed_sources
+from .slots import SlotChanges, SlotMatcher, holder_of_record
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -104,16 +107,6 @@ def _redact_candidates(candidates: Sequence[FactCandidate]) -> None:
         c.evidence = redact(c.evidence)
 
 
-def _holder(record: MemoryRecord) -> str:
-    """Whose record it is (the user is ``"user"``, whatever the speaker's name)."""
-    f = record.fields
-    if record.schema_name == "Event":
-        return str(f.get("actor") or "user").lower()
-    if record.schema_name == "Preference":
-        return str(f.get("holder") or "user").lower()
-    return str(f.get("subject") or "user").lower()
-
-
 def _label(record: MemoryRecord) -> str:
     """What a record is about, in a few words ("home city", "aisle seats", "Madrid flight")."""
     f = record.fields
@@ -162,6 +155,7 @@ class SemanticWriter:
         self.engine = engine
         self.schemas = schemas
         self._people: dict[str, set[str]] = {}  # scope key -> names of known persons
+        self.slots = SlotMatcher(engine, self.candidate_id)
 
     def known_people(self, scope: Scope) -> set[str]:
         """Names of the persons recorded in the scope (read from the store once per scope)."""
@@ -222,6 +216,14 @@ class SemanticWriter:
             out.extend(found)
         return out
 
+    def revised_candidates(self, turns: Sequence[MemoryRecord], scope: Scope) -> SlotChanges:
+        """The rule candidates of user turns, with what each change statement replaces or
+        contradicts matched by meaning (``slots.py``): the one input ``reconcile`` takes,
+        for extracted turns and for stated facts (``stated.py``) alike."""
+        return self.slots.revise(
+            turns, self.rule_candidates(turns, scope), scope, self.known_people(scope)
+        )
+
     def prepare(
         self, turns: Sequence[MemoryRecord], scope: Scope, result: RememberResult
     ) -> tuple[list[MemoryRecord], dict[str, str], dict[str, list[float]]]:
@@ -231,7 +233,8 @@ class SemanticWriter:
         a cat named Bailey"), so it is found by the same questions as that sentence and not by
         every question with its holder's name; from a one-sentence turn it shares the turn's
         vector (no embedding). Its sparse vector is its own short text."""
-        records = self.reconcile(self.rule_candidates(turns, scope), scope, result)
+        changes = self.revised_candidates(turns, scope)
+        records = self.reconcile(changes.candidates, scope, result)
         by_id = {t.id: t for t in turns}
         shared: dict[str, str] = {}
         texts: dict[str, str] = {}
@@ -249,9 +252,29 @@ class SemanticWriter:
             ids = list(texts)
             vectors = self.engine.embedder.embed_documents([texts[i] for i in ids])
             dense = {i: list(map(float, v)) for i, v in zip(ids, vectors, strict=True)}
+        dense.update(changes.turn_vectors)  # a one-sentence change statement: the turn's vector
         return records, shared, dense
 
     # -- reconciliation -------------------------------------------------------------------
+    def _identity(self, cand: FactCandidate) -> tuple[SchemaSpec, dict[str, Any], str]:
+        """The candidate's schema, validated fields and entity key (raises ``PrismError``)."""
+        spec = self.schemas.get(cand.schema)
+        fields = spec.validate_fields(cand.fields)
+        key = cand.key or spec.key_string(fields)
+        if key is None:
+            key = spec.name + "|" + spec.text(fields)
+        elif cand.key:
+            key = "|".join(entity_key(part) for part in key.split("|"))
+        return spec, fields, key
+
+    def candidate_id(self, cand: FactCandidate, scope: Scope) -> str | None:
+        """The id of the record the candidate writes (``None`` if it is invalid)."""
+        try:
+            spec, _, key = self._identity(cand)
+        except PrismError:
+            return None
+        return key_record_id(scope, spec, key)
+
     def reconcile(
         self, candidates: Sequence[FactCandidate], scope: Scope, result: RememberResult
     ) -> list[MemoryRecord]:
@@ -266,13 +289,7 @@ class SemanticWriter:
             _redact_candidates(candidates)
         for cand in candidates:
             try:
-                spec = self.schemas.get(cand.schema)
-                fields = spec.validate_fields(cand.fields)
-                key = cand.key or spec.key_string(fields)
-                if key is None:
-                    key = spec.name + "|" + spec.text(fields)
-                elif cand.key:
-                    key = "|".join(entity_key(part) for part in key.split("|"))
+                spec, fields, key = self._identity(cand)
             except PrismError as exc:
                 log.info("candidate %s dropped: %s", cand.schema, exc)
                 continue
@@ -300,7 +317,10 @@ class SemanticWriter:
                 explicit=set(cand.fields),
             )
             natural_old, natural_new = spec.key_string(current.fields), spec.key_string(fields)
-            if cand.key and natural_old is not None and natural_old != natural_new:
+            if cand.extractor == "slots" or (
+                cand.key and natural_old is not None and natural_old != natural_new
+            ):
+                # a change statement states the slot anew (``slots.py``), or
                 # the slot holds something else now ("my favourite cafe is ..."): a new value
                 outcome = MergeOutcome(
                     "supersede", dict(fields), list(spec.key), list(spec.key), cand.confidence
@@ -327,7 +347,23 @@ class SemanticWriter:
             )[-MAX_SOURCE_IDS:]
             new.entities = list({e.key: e for e in current.entities + new.entities}.values())
             version = _version(current)
-            if outcome.action == "update":
+            from_store = rid not in pending  # a state another write left (not this batch's)
+            if outcome.action == "update" and from_store and new.text != current.text:
+                # a merge that changes what the record says is a version too (history)
+                old_copy = self._supersede(current, rid, scope, new.valid_from or utcnow(), False)
+                new.metadata["version"] = version + 1
+                new.metadata["change"] = change_note("updated", outcome.reason)
+                new.created_at = current.created_at
+                new.relations = [
+                    *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
+                    Relation(type="supersedes", target_id=old_copy.id),
+                ]
+                new.access_count, new.last_accessed = current.access_count, current.last_accessed
+                new.utility = current.utility
+                new.importance = max(current.importance, new.importance)
+                pending[rid] = new
+                result.updated.append(RecordChange(new, outcome.reason))
+            elif outcome.action == "update":
                 new.metadata["version"] = version
                 new.created_at = current.created_at
                 new.valid_from = current.valid_from
@@ -343,6 +379,12 @@ class SemanticWriter:
                 )
                 _note_changed(changed_turns, current, cand.source_ids)
                 new.metadata["version"] = version + 1
+                new.metadata["change"] = change_note(
+                    "superseded",
+                    f"a change of the same slot, said as {cand.evidence!r}"
+                    if cand.extractor == "slots"
+                    else outcome.reason,
+                )
                 new.relations = [
                     *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
                     Relation(type="supersedes", target_id=old_copy.id),
@@ -353,25 +395,18 @@ class SemanticWriter:
                     RecordChange(new, f"new value of {spec.name} ({outcome.reason})")
                 )
         retiring = [
-            (c, rid) for c, _, _, _, rid in keyed if (c.retire or c.retire_date) and rid in pending
+            (c, rid)
+            for c, _, _, _, rid in keyed
+            if (c.retire or c.retire_date or c.replaces) and rid in pending
         ]
         if retiring:
             self._retire(retiring, pending, scope, result, changed_turns)
+        for c, _, _, _, rid in keyed:
+            if c.conflicts and rid in pending:
+                link_conflicts(self.engine, pending[rid], c.conflicts, scope)
         if changed_turns:
-            self._mark_changed(changed_turns, scope)
+            mark_changed_sources(self.engine, changed_turns, scope)
         return list(pending.values())
-
-    def _mark_changed(self, changed: dict[str, set[str]], scope: Scope) -> None:
-        """Note on the source turns of superseded records what they said that later changed
-        (``metadata["changed_later"]``): a context shows such a turn with that note, so the
-        old value reads as history, not as what holds now."""
-        turns = self.engine.store.get(list(changed), scope)
-        for turn in turns:
-            if turn.kind != Kind.OBSERVATION:
-                continue
-            labels = sorted(set(turn.metadata.get("changed_later") or []) | changed[turn.id])
-            metadata = {**turn.metadata, "changed_later": labels}
-            self.engine.store.set_payload([turn.id], scope, {"metadata": metadata})
 
     def _retire(
         self,
@@ -390,18 +425,31 @@ class SemanticWriter:
                 Condition("status", "eq", Status.ACTIVE.value),
             ]
         )
+        named = list(dict.fromkeys(i for c, _ in retiring for i in c.replaces if i not in pending))
         try:
-            current = [r for r in self.engine.iter_records(scope, flt) if r.id not in pending]
+            current = self.engine.store.get(named, scope) if named else []
+            if any(c.retire or c.retire_date for c, _ in retiring):
+                seen = {r.id for r in current}
+                current += [
+                    r
+                    for r in self.engine.iter_records(scope, flt)
+                    if r.id not in pending and r.id not in seen
+                ]
         except PrismError as exc:
             log.info("records to retire not read: %s", exc)
             return
         for cand, rid in retiring:
             new = pending[rid]
-            holder = _holder(new)
+            holder = holder_of_record(new)
             words = [w.lower() for w in cand.retire if w]
             turn_ids = set(cand.source_ids)
             for old in current:
-                if old.status != Status.ACTIVE or _holder(old) != holder:
+                if old.status != Status.ACTIVE or old.valid_to is not None:
+                    continue
+                if old.id in cand.replaces:  # the same slot, matched by meaning
+                    self._close(old, new, scope, cand, result, changed_turns, "a new value")
+                    continue
+                if holder_of_record(old) != holder:
                     continue
                 if turn_ids & set(old.provenance.source_ids):
                     continue  # said in the same turn
@@ -416,27 +464,41 @@ class SemanticWriter:
                 )
                 if not (by_words or by_day):
                     continue
-                when = new.valid_from or utcnow()
-                old.status = Status.SUPERSEDED
-                old.valid_to = max(when, old.valid_from or when)
-                old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
-                old.metadata = {**old.metadata, "superseded_by": new.id}
-                self.engine.store.set_payload(
-                    [old.id],
-                    scope,
-                    {
-                        "status": old.status.value,
-                        "valid_to": old.valid_to.isoformat(),
-                        "relations": [r.model_dump(mode="json") for r in old.relations],
-                        "metadata": old.metadata,
-                        "updated_at": utcnow().isoformat(),
-                    },
+                self._close(
+                    old, new, scope, cand, result, changed_turns, ", ".join(words) or "same day"
                 )
-                new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
-                _note_changed(changed_turns, old, cand.source_ids)
-                result.superseded.append(
-                    RecordChange(old, "replaced by a change: " + (", ".join(words) or "same day"))
-                )
+
+    def _close(
+        self,
+        old: MemoryRecord,
+        new: MemoryRecord,
+        scope: Scope,
+        cand: FactCandidate,
+        result: RememberResult,
+        changed_turns: dict[str, set[str]],
+        what: str,
+    ) -> None:
+        """Close ``old`` (``valid_to``, ``status=superseded``), linked both ways to ``new``."""
+        when = new.valid_from or utcnow()
+        old.status = Status.SUPERSEDED
+        old.valid_to = max(when, old.valid_from or when)
+        old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
+        old.metadata = {**old.metadata, "superseded_by": new.id}
+        self.engine.store.set_payload(
+            [old.id],
+            scope,
+            {
+                "status": old.status.value,
+                "valid_to": old.valid_to.isoformat(),
+                "relations": [r.model_dump(mode="json") for r in old.relations],
+                "metadata": old.metadata,
+                "updated_at": utcnow().isoformat(),
+            },
+        )
+        new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
+        new.metadata.setdefault("change", change_note("superseded", "replaced: " + what))
+        _note_changed(changed_turns, old, cand.source_ids)
+        result.superseded.append(RecordChange(old, "replaced by a change: " + what))
 
     def _supersede(
         self, current: MemoryRecord, rid: str, scope: Scope, when: datetime, in_batch: bool
@@ -507,7 +569,8 @@ class SemanticWriter:
             extractor = LLMExtractor(self.engine.llm, self.schemas, self.engine.config.extraction)
             candidates = extractor.extract_turns(turns, fallback=self.rule_candidates)
             with self.engine.scope_lock(scope):
-                records = self.reconcile(candidates, scope, result)
+                changes = self.slots.revise(turns, candidates, scope, self.known_people(scope))
+                records = self.reconcile(changes.candidates, scope, result)
                 self.engine.write_records(records, screen=False)  # derived from screened turns
                 self._done(turns, scope)
         except Exception as exc:  # the agent's turn must never fail because of extraction

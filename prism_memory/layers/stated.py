@@ -4,8 +4,9 @@ Design:
 - A model's ``remember("User is vegan")`` and a user's "I'm vegan" must end as one memory,
   and a later "User is vegetarian now" must supersede, not sit beside, the earlier value. So a
   stated fact takes the path extracted facts take: the rule extractor reads the text as a
-  statement, and its candidates are reconciled against the store per field policy (merged,
-  superseded, or new) by the semantic layer, under the scope lock.
+  statement, a change said in other words is matched to the slot it changes by meaning
+  (``slots.py``), and the candidates are reconciled against the store per field policy
+  (merged, superseded, or new) by the semantic layer, under the scope lock.
 - A new fact keeps the words it was stated in (the schema's fields key and merge it); a
   merged or superseding value is written the way extraction writes it.
 - When no schema recognises the text, it is kept as a free fact, unless the scope already
@@ -75,7 +76,7 @@ class StatedFacts:
                 written = self.engine.write_records([fact], screen=False)
                 result.quarantined.append(RecordChange(written[0], fact.provenance.reason or ""))
                 return result
-            candidates = self.semantic.rule_candidates([statement], scope)
+            candidates = self.semantic.revised_candidates([statement], scope).candidates
             for c in candidates:  # from the messages, not from a turn that is never stored
                 c.source_ids = list(source_ids)
             records = self.semantic.reconcile(candidates, scope, result)

@@ -52,6 +52,7 @@ __all__ = [
     "consolidate_turns",
     "extractive_summary",
     "is_chinese",
+    "mark_changed",
     "select_turns",
     "split_windows",
 ]
@@ -93,12 +94,31 @@ def _told(sentence: str, turn: MemoryRecord) -> str:
     if is_cjk(sentence):
         if role == "assistant":
             return f"助手说：{sentence}"
-        return re.sub(r"我(?!们)", who or "用户", sentence, count=1)
+        # every 我 is the speaker ("我姐姐说我很像她" -> "李华姐姐说李华很像她"); 我们 stays
+        return re.sub(r"我(?!们)", who or "用户", sentence)
     if role == "assistant":
         return f"The assistant said: {sentence}"
+    sentence = _OPENER.sub("", sentence)
+    sentence = sentence[:1].upper() + sentence[1:]
     if not re.search(r"\b(?:I|[Mm]y|me)\b", sentence):
         return sentence
-    return third_person(sentence, who or "The user")
+    told = third_person(sentence, who or "The user")
+    if not _SUBORDINATE.match(told):  # "X went up, Ann can pay" is two sentences' worth
+        subject = re.escape(who or "the user")
+        told = re.sub(rf",\s+(?={subject}\s+\w)", "; ", told)
+    return told
+
+
+# discourse openers that add nothing to a summary ("Actually, ...", "So ...")
+_OPENER = re.compile(
+    r"^(?:actually|so|well|anyway|oh|honestly|basically|okay|ok|um|hmm|yeah|yes|no)\b,?\s+",
+    re.I,
+)
+# a sentence that opens with a subordinate clause: its comma is not a splice
+_SUBORDINATE = re.compile(
+    r"^(?:when|if|because|since|after|before|while|although|though|as|once|until|unless)\b",
+    re.I,
+)
 
 
 # greetings and reactions carry no content worth a summary's tokens
@@ -114,6 +134,43 @@ _ZH_REACTION = re.compile(
     r"知道了|辛苦了|再见|拜拜|晚安|早安|你好|您好)[\W哈嗯啊呀哦吧]*$"
 )
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "human", "ai"})
+
+
+def _marker(labels: Collection[str]) -> str:
+    return f" [since changed: {', '.join(sorted(labels))}]"
+
+
+def mark_changed(summary: str, turn_text: str, labels: Collection[str]) -> str:
+    """``summary`` with its sentences told from ``turn_text`` that state a value changed since
+    marked ``[since changed: <labels>]``: a digest never presents an old value as current.
+
+    Sentences that name a changed label are marked; if none of the turn's sentences does, all
+    of them are (the label may name the slot in other words).
+
+    >>> mark_changed("Ann's budget is 500 a night. Ann likes tea.", "My budget is 500 a night.", {"budget"})
+    "Ann's budget is 500 a night. [since changed: budget] Ann likes tea."
+    """
+    if not labels:
+        return summary
+    said = _words(turn_text)
+    label_words = {w for label in labels for w in _words(label)}
+    parts = split_sentences(summary)
+    from_turn = [
+        i
+        for i, p in enumerate(parts)
+        if (words := _words(p)) and len(words & said) >= max(1, len(words) // 2)
+    ]
+    named = [i for i in from_turn if _words(parts[i]) & label_words]
+    marker = _marker(labels)
+    out = []
+    for i, p in enumerate(parts):
+        marked = "[since changed:" in p or (
+            i + 1 < len(parts) and parts[i + 1].lstrip().startswith("[since changed:")
+        )
+        if i in (named or from_turn) and not marked:
+            p = p.rstrip() + marker
+        out.append(p.strip())
+    return " ".join(out)
 
 
 def _too_short(sentence: str) -> bool:
@@ -172,7 +229,11 @@ def extractive_summary(turns: Sequence[MemoryRecord], max_tokens: int = SUMMARY_
             score = score_importance(sentence) + 0.1 * len(_words(sentence) & keys)
             if turn.metadata.get("role") == "assistant":
                 score -= 0.2
-            candidates.append((i, j, score, _told(sentence, turn), statement))
+            told = _told(sentence, turn)
+            changed = turn.metadata.get("changed_later")
+            if changed and isinstance(changed, list):  # a value stated here changed since
+                told = mark_changed(told, sentence, [str(c) for c in changed])
+            candidates.append((i, j, score, told, statement))
     statements = [c for c in candidates if c[4]]
     pool = statements or candidates
     if not pool:
@@ -344,6 +405,16 @@ def consolidate_turns(
                 dense[summary.id] = dense_vec
     stamp = utcnow()
     with engine.scope_lock(scope):
+        # what the turns said that changed since they were selected (a change written while
+        # this ran): under the lock, so a digest is marked whichever came first
+        turn_ids = [t.id for turns in by_session.values() for t in turns]
+        for turn in engine.store.get(turn_ids, scope) if summaries else []:
+            labels = turn.metadata.get("changed_later")
+            if not labels or not isinstance(labels, list):
+                continue
+            for summary in summaries:
+                if turn.id in summary.provenance.source_ids:
+                    summary.text = mark_changed(summary.text, turn.text, [str(x) for x in labels])
         written = engine.write_records(summaries + reflections, dense=dense, screen=False)
         ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():

@@ -1,8 +1,12 @@
-"""Recall cache: TTL + LRU, keyed by (scope, intent signature, query, budget, config).
+"""Recall cache: TTL + LRU, keyed by every input that changes the answer: scope, intent
+signature, query, budget, config and the clock the call reads (``clock``: the caller's
+``now``, or the current minute when it gave none, so "yesterday" never answers for another
+day).
 
 Design:
-- A hit returns the same ``MemoryContext`` object the first call built (callers must treat
-  it as read-only) and marks ``trace.cached``.
+- The cache never hands out shared mutable state: :meth:`RecallCache.put` keeps a private
+  deep copy and every hit is a fresh deep copy of it, so marking ``trace.cached`` on a hit
+  or editing a returned context changes neither the first caller's context nor the cache.
 - Invalidation is by scope overlap: a write or delete in scope ``W`` drops every entry whose
   read scope could hold a record ``W`` covers, i.e. no scope field is set in both to different
   values (:func:`scopes_overlap`). An entry reads its user's/agent's records across sessions,
@@ -16,6 +20,7 @@ Design:
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections import OrderedDict
@@ -26,7 +31,7 @@ from ..records import Scope
 
 __all__ = ["RecallCache", "scopes_overlap"]
 
-Key = tuple[str, str, str, str, int, str]
+Key = tuple[str, str, str, str, int, str, str]
 
 
 def _owner(scope: Scope) -> tuple[str, str, str]:
@@ -66,14 +71,16 @@ class RecallCache:
     Example:
         >>> c = RecallCache(max_size=2, ttl_s=60)
         >>> s = Scope(user_id="alice")
-        >>> c.put(s, "intent", "q", 100, "cfg", "ctx")
-        >>> c.get(s, "intent", "q", 100, "cfg")
+        >>> c.put(s, "intent", "q", 100, "cfg", "ctx", clock="2026-03-02")
+        >>> c.get(s, "intent", "q", 100, "cfg", clock="2026-03-02")
         'ctx'
+        >>> c.get(s, "intent", "q", 100, "cfg", clock="2026-03-10") is None  # another day
+        True
         >>> c.invalidate(Scope(user_id="bob"))  # bob's records are never alice's
-        >>> c.get(s, "intent", "q", 100, "cfg")
+        >>> c.get(s, "intent", "q", 100, "cfg", clock="2026-03-02")
         'ctx'
         >>> c.invalidate(Scope(user_id="alice", session_id="s1"))
-        >>> c.get(s, "intent", "q", 100, "cfg") is None
+        >>> c.get(s, "intent", "q", 100, "cfg", clock="2026-03-02") is None
         True
     """
 
@@ -89,14 +96,26 @@ class RecallCache:
         self.misses = 0
 
     @staticmethod
-    def _key(scope: Scope, intent_sig: str, query: str, budget: int, config_sig: str) -> Key:
+    def _key(
+        scope: Scope, intent_sig: str, query: str, budget: int, config_sig: str, clock: str
+    ) -> Key:
         u, a, s = _owner(scope)
-        return (u, a, s, intent_sig + "\x1f" + query, budget, config_sig)
+        return (u, a, s, intent_sig + "\x1f" + query, budget, config_sig, clock)
 
-    def get(self, scope: Scope, intent_sig: str, query: str, budget: int, config_sig: str) -> Any:
+    def get(
+        self,
+        scope: Scope,
+        intent_sig: str,
+        query: str,
+        budget: int,
+        config_sig: str,
+        *,
+        clock: str = "",
+    ) -> Any:
+        """A private copy of the value cached under these inputs, or ``None``."""
         if self.max_size <= 0 or self.ttl_s <= 0:
             return None
-        key = self._key(scope, intent_sig, query, budget, config_sig)
+        key = self._key(scope, intent_sig, query, budget, config_sig, clock)
         with self._lock:
             entry = self._data.get(key)
             if entry is None or self._time() - entry[0] > self.ttl_s:
@@ -106,16 +125,27 @@ class RecallCache:
                 return None
             self._data.move_to_end(key)
             self.hits += 1
-            return entry[1]
+            value = entry[1]
+        return copy.deepcopy(value)
 
     def put(
-        self, scope: Scope, intent_sig: str, query: str, budget: int, config_sig: str, value: Any
+        self,
+        scope: Scope,
+        intent_sig: str,
+        query: str,
+        budget: int,
+        config_sig: str,
+        value: Any,
+        *,
+        clock: str = "",
     ) -> None:
+        """Cache a private copy of ``value`` (later edits of ``value`` do not reach it)."""
         if self.max_size <= 0 or self.ttl_s <= 0:
             return
-        key = self._key(scope, intent_sig, query, budget, config_sig)
+        key = self._key(scope, intent_sig, query, budget, config_sig, clock)
+        kept = copy.deepcopy(value)
         with self._lock:
-            self._data[key] = (self._time(), value)
+            self._data[key] = (self._time(), kept)
             self._data.move_to_end(key)
             while len(self._data) > self.max_size:
                 self._data.popitem(last=False)

@@ -118,9 +118,11 @@ def score_candidates(
     now: datetime,
     buffer_session: str | None,
     trace: RecallTrace,
+    as_of: datetime | None = None,
     calibrate: Callable[[float], float] | None = None,
 ) -> list[Scored]:
-    """Parse and score the fused pool (best first). Records that must not be shown are cut.
+    """Parse and score the fused pool (best first). Records that must not be shown are cut;
+    ``as_of``: a state valid at that time is shown even if it was superseded since.
 
     The cosine of a candidate is its best score on the dense routes (cosines in
     ``query_vector``'s space), else the cosine of its vector, put on the reference scale by
@@ -137,7 +139,13 @@ def score_candidates(
         if record.provenance.trust == Trust.QUARANTINED:
             ct.outcome = "cut:quarantined"
             continue
-        if record.status != Status.ACTIVE:
+        valid_then = (
+            as_of is not None
+            and record.status == Status.SUPERSEDED
+            and (record.valid_from is None or record.valid_from <= as_of)
+            and (record.valid_to is None or record.valid_to > as_of)
+        )
+        if record.status != Status.ACTIVE and not valid_then:
             ct.outcome = "cut:superseded"
             continue
         if record.valid_to is not None and record.valid_to <= now:
@@ -252,10 +260,18 @@ def select(
     for s in kept:
         for rel in s.record.relations:
             other = ids.get(rel.target_id)
-            if rel.type == "contradicts" and other is not None:
-                s.record.metadata["_conflict"] = True
-                other.record.metadata["_conflict"] = True
-                trace.contradictions.append((s.record.id, other.record.id))
+            if rel.type in ("contradicts", "conflicts") and other is not None:
+                newer, older = sorted(
+                    (s.record, other.record),
+                    key=lambda r: (r.valid_from or r.time, r.id),
+                    reverse=True,
+                )
+                newer.metadata["_conflict"] = "newer"
+                older.metadata["_conflict"] = "older"
+                older.metadata["_newer"] = newer.id
+                pair = (newer.id, older.id)
+                if pair not in trace.contradictions:
+                    trace.contradictions.append(pair)
     return kept
 
 
@@ -570,7 +586,11 @@ def pack(
         key=lambda i: -candidates[i].score * min(1.0, config.long_item_tokens / line_tokens[i]),
     )
     raw_keys = [_turn_keys(c.record) for c in candidates]
-    sources = [_derived_sources(c.record) for c in candidates]
+    # a memory in conflict says something its turn does not (which value is newer): kept
+    sources = [
+        frozenset() if c.record.metadata.get("_conflict") else _derived_sources(c.record)
+        for c in candidates
+    ]
     sections = [c.section for c in candidates]
     headers = [_headers(c) for c in candidates]
     excluded: set[int] = set()

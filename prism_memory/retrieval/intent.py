@@ -15,9 +15,10 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterable
-from datetime import datetime, timedelta, timezone
+from datetime import MAXYEAR, MINYEAR, datetime, timedelta, timezone
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -75,8 +76,14 @@ class Intent(BaseModel):
             raise ValidationError(
                 f"unknown intent weights {sorted(unknown)}; use any of {', '.join(WEIGHT_KEYS)}"
             )
-        if any(not isinstance(w, (int, float)) or w < 0 for w in value.values()):
-            raise ValidationError("intent weights must be numbers >= 0")
+        if any(
+            not isinstance(w, (int, float)) or isinstance(w, bool) or not 0 <= w < math.inf
+            for w in value.values()
+        ):
+            raise ValidationError(
+                f"intent weights must be finite numbers >= 0, got {value!r}; e.g. "
+                "{'semantic': 1.0}"
+            )
         return {k: float(v) for k, v in value.items()}
 
     @field_validator("entities", "speakers")
@@ -148,21 +155,57 @@ def _day(d: datetime) -> datetime:
     return d.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+_MIN = datetime.min.replace(tzinfo=timezone.utc)
+_MAX = datetime.max.replace(tzinfo=timezone.utc)
+
+
+def _plus(t: datetime, days: int) -> datetime:
+    """``t`` moved by ``days``, saturating at the ends of the calendar (year 1, year 9999):
+    a window that would start before year 1 starts at its first instant instead."""
+    try:
+        return t + timedelta(days=days)
+    except OverflowError:
+        return _MAX if days > 0 else _MIN
+
+
+def _year_start(year: int) -> datetime:
+    if year < MINYEAR:
+        return _MIN
+    if year > MAXYEAR:
+        return _MAX
+    return datetime(year, 1, 1, tzinfo=timezone.utc)
+
+
 def _month_range(year: int, month: int) -> tuple[datetime, datetime]:
+    if not MINYEAR <= year <= MAXYEAR:
+        edge = _MIN if year < MINYEAR else _MAX
+        return edge, edge
     start = datetime(year, month, 1, tzinfo=timezone.utc)
     last = calendar.monthrange(year, month)[1]
-    return start, start + timedelta(days=last)
+    return start, _plus(start, last)
 
 
 def parse_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | None:
     """A time range for the first temporal expression in ``query``, relative to ``now``.
+
+    Windows saturate at the ends of the calendar: "last week" on 3 Jan of year 1 is the empty
+    window at its start, never an error.
 
     >>> now = datetime(2023, 6, 15, tzinfo=timezone.utc)
     >>> parse_time_range("what did I do last week?", now)[0].date()
     datetime.date(2023, 6, 5)
     >>> parse_time_range("in May 2023", now)[1].date()
     datetime.date(2023, 6, 1)
+    >>> parse_time_range("last year", datetime(1, 1, 3, tzinfo=timezone.utc))[0].year
+    1
     """
+    try:
+        return _time_range(query, now)
+    except (OverflowError, ValueError):  # a number too large for any calendar
+        return None
+
+
+def _time_range(query: str, now: datetime) -> tuple[datetime, datetime] | None:
     q = query.lower()
     today = _day(now)
     m = re.search(
@@ -177,31 +220,29 @@ def parse_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | N
         except ValueError:
             start = None
         if start is not None:
-            return start, start + timedelta(days=1)
+            return start, _plus(start, 1)
     m = re.search(rf"\b({_MONTH_RE})\b,?\s*(\d{{4}})?", q)
     if m and not (m.group(1) in ("may", "mar") and m.group(2) is None):  # "may" is a verb
         year = int(m.group(2)) if m.group(2) else now.year
         return _month_range(year, _MONTHS[m.group(1)])
     if "yesterday" in q:
-        return today - timedelta(days=1), today
+        return _plus(today, -1), today
     if re.search(r"\btoday\b", q):
-        return today, today + timedelta(days=1)
+        return today, _plus(today, 1)
     m = re.search(r"\b(last|past|previous|this)\s+(week|weekend|month|year)\b", q)
     if m:
         which, unit = m.groups()
         if unit in ("week", "weekend"):
-            monday = today - timedelta(days=today.weekday())
-            start = monday if which == "this" else monday - timedelta(days=7)
-            return start, start + timedelta(days=7)
+            monday = _plus(today, -today.weekday())
+            start = monday if which == "this" else _plus(monday, -7)
+            return start, _plus(start, 7)
         if unit == "month":
             if which == "this":
                 return _month_range(now.year, now.month)
             y, mo = (now.year, now.month - 1) if now.month > 1 else (now.year - 1, 12)
             return _month_range(y, mo)
         year = now.year if which == "this" else now.year - 1
-        return datetime(year, 1, 1, tzinfo=timezone.utc), datetime(
-            year + 1, 1, 1, tzinfo=timezone.utc
-        )
+        return _year_start(year), _year_start(year + 1)
     m = re.search(
         r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple)"
         r"(?: of)?\s+(day|week|fortnight|month|year)s?\s+ago\b",
@@ -211,15 +252,13 @@ def parse_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | N
         n = int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1)]
         days = n * _UNIT_DAYS[m.group(2)]
         slack = max(1, days // 4)
-        centre = today - timedelta(days=days)
-        return centre - timedelta(days=slack), centre + timedelta(days=slack + 1)
+        centre = _plus(today, -days)
+        return _plus(centre, -slack), _plus(centre, slack + 1)
     m = re.search(r"\b(?:in|during|since|of)\s+((?:19|20)\d{2})\b", q)
     if m:
         year = int(m.group(1))
-        end = now + timedelta(days=1) if q[m.start() :].startswith("since") else None
-        return datetime(year, 1, 1, tzinfo=timezone.utc), end or datetime(
-            year + 1, 1, 1, tzinfo=timezone.utc
-        )
+        end = _plus(now, 1) if q[m.start() :].startswith("since") else None
+        return _year_start(year), end or _year_start(year + 1)
     return None
 
 

@@ -19,8 +19,10 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 - Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
   a data block; optional LLM compression with a timeout and extractive fallback.
 - Query embeddings and whole results are cached; every write in a scope (the engine's
-  write events) invalidates what it could change. The names a scope knows (speakers, entity
-  keys, counts: ``names.py``) are read by facets once and then kept current by the events.
+  write events) invalidates what it could change. A cached result is keyed by every input
+  that changes it, the clock (``now``) included, and is handed out as a copy. The names a
+  scope knows (speakers, entity keys, counts: ``names.py``) are read by facets once and then
+  kept current by the events.
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -201,17 +203,25 @@ class RecallPipeline:
         filters: dict[str, Any] | None = None,
         include_history: bool = False,
         score_threshold: float | None = None,
+        as_of: datetime | None = None,
     ) -> list[ScoredRecord]:
         """Hybrid search (dense + BM25, RRF) within the scope, in fusion order; each hit's
         ``score`` is its relevance (cosine to the query, in [0, 1]), ``rank_score`` the fused
-        value; hits below ``score_threshold`` are dropped before ``limit``."""
+        value; hits below ``score_threshold`` are dropped before ``limit``. ``as_of``: only
+        the states valid at that time."""
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
         check_text(query, "query")
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 1000:
             raise ValidationError(f"limit must be an integer in [1, 1000], got {limit!r}")
         threshold = check_score_threshold(score_threshold)
-        flt = self.engine.visible_filter(include_history=include_history) & parse_filters(filters)
+        when = _as_of(as_of)
+        visible = (
+            self.engine.as_of_filter(when)
+            if when is not None
+            else self.engine.visible_filter(include_history=include_history)
+        )
+        flt = visible & parse_filters(filters)
         qvec = self.engine.embedder.embed_query(query)
         routes = hybrid_routes(
             qvec, self.engine.sparse.query(query), prefetch_limit=max(limit * 4, 32)
@@ -238,10 +248,12 @@ class RecallPipeline:
         budget_tokens: int = 1000,
         config: RetrievalConfig | None = None,
         now: datetime | None = None,
+        as_of: datetime | None = None,
         thread_session: str | None = None,
         thread_texts: Sequence[str] = (),
     ) -> MemoryContext:
-        """Build a token-budgeted context of the memories that serve ``query``."""
+        """Build a token-budgeted context of the memories that serve ``query``; ``as_of``:
+        from the states valid at that time (and ``now`` defaults to it)."""
         self.engine.check_open()
         t0 = time.perf_counter()
         scope = Scope.of(user_id, agent_id, session_id)
@@ -261,15 +273,19 @@ class RecallPipeline:
                 f"intent must be a prism_memory.Intent, got {type(intent).__name__}; "
                 "build one with Intent(step=..., kinds=[...])"
             )
+        when = _as_of(as_of)
+        now_given = now is not None
         cfg = config or self.engine.config.retrieval
         cfg_sig = _config_signature(cfg)
         given_sig = intent.signature() if intent is not None else "-"
+        use_cache = cfg.cache_size > 0 and cfg.cache_ttl_s > 0 and when is None
         thread = frozenset(" ".join(t.split()) for t in thread_texts if t and t.strip())
         if thread_session is not None or thread:
             given_sig += "|thread:" + thread_signature(thread_session, thread)
-        use_cache = cfg.cache_size > 0 and cfg.cache_ttl_s > 0
+        now = (when or utcnow()) if now is None else check_utc(now, "now")
+        clock = _clock_key(now, given=now_given)
         cached = (
-            self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig)
+            self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig, clock=clock)
             if use_cache
             else None
         )
@@ -280,7 +296,6 @@ class RecallPipeline:
                     scope.widen(session=True), [(r.id, r.access_count) for r in cached.records]
                 )
             return cached
-        now = utcnow() if now is None else check_utc(now, "now")
         long_scope = scope.widen(session=True)
         trace = RecallTrace()
         resolved = self._resolve_intent(query, intent, long_scope, cfg, now)
@@ -299,7 +314,9 @@ class RecallPipeline:
             dense=qvec,
             cjk=cvec,
             sparse=self.engine.sparse.query(query),
-            base_filter=self.engine.visible_filter(),
+            base_filter=(
+                self.engine.as_of_filter(when) if when is not None else self.engine.visible_filter()
+            ),
             session_scope=scope if scope.session_id else None,
             speaker_values=self._known_names(long_scope)[1],
         )
@@ -328,6 +345,7 @@ class RecallPipeline:
             now=now,
             buffer_session=plan.buffer_session,
             trace=trace,
+            as_of=when,
             calibrate=cal,
         )
         if thread_session is not None or thread:  # the prompt shows these already
@@ -385,7 +403,7 @@ class RecallPipeline:
         if cfg.track_access and records:
             self.access_log.add(long_scope, [(r.id, r.access_count) for r in records])
         if use_cache:
-            self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx)
+            self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx, clock=clock)
         return ctx
 
     def _llm_compress(
@@ -543,6 +561,14 @@ class RecallPipeline:
         return out
 
 
+def _as_of(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise ValidationError(f"as_of must be a datetime (naive = UTC), got {type(value).__name__}")
+    return check_utc(value, "as_of")
+
+
 def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:
     t = r.metadata.get("turn_index")
     return (r.session_id, t) if r.session_id and isinstance(t, int) else None
@@ -582,3 +608,18 @@ def _pool(candidates: list[Candidate], size: int) -> list[Candidate]:
 def _config_signature(cfg: RetrievalConfig) -> str:
     blob = cfg.model_dump_json()
     return hashlib.blake2b(blob.encode(), digest_size=10).hexdigest()
+
+
+def _clock_key(now: datetime, *, given: bool) -> str:
+    """The clock a recall reads, as part of its cache key: the caller's ``now`` exactly, or
+    the current minute when it gave none (relative dates and freshness then follow the wall
+    clock; the cache's TTL bounds the rest).
+
+    >>> _clock_key(datetime(2026, 3, 2, 9, 30, 15), given=True)
+    'at:2026-03-02T09:30:15'
+    >>> _clock_key(datetime(2026, 3, 2, 9, 30, 15), given=False)
+    'wall:2026-03-02T09:30'
+    """
+    if given:
+        return "at:" + now.isoformat()
+    return "wall:" + now.strftime("%Y-%m-%dT%H:%M")

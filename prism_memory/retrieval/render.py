@@ -18,7 +18,10 @@ Design:
   breaks, Unicode line separators and other whitespace become single spaces; control and
   invisible format characters are dropped) and replaces anything that reads as the block's
   tag (``<memories``, ``< /memories>``, any case, Unicode look-alike brackets, slashes and
-  letters, HTML entities such as ``&lt;/memories&gt;``) with ``[tag removed]``. So the block
+  letters, HTML entities such as ``&lt;/memories&gt;``) with ``[tag removed]``. The tag is
+  looked for in the text as it is read: every character that leaves no mark of its own
+  (:func:`prism_memory._unicode.inkless`: format characters, combining and enclosing marks,
+  blanks and fillers, by Unicode's own data) is skipped, so no padding hides it. So the block
   is one opening line, data lines, one closing line, whatever the data holds.
 - Pure functions: the packer calls :func:`item_line` / :func:`group_key` to price items and
   :func:`render` to produce the final text.
@@ -33,6 +36,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 
+from .._unicode import inkless
 from ..records import Kind, Layer, MemoryRecord, Source, Trust
 from .items import ContextItem
 
@@ -88,9 +92,11 @@ Folded = list[tuple[str, int, int]]  # (character, start, end of the original it
 def _fold(ch: str) -> str:
     """``ch`` as tag detection sees it: NFKC, case-folded, look-alikes mapped, marks dropped.
     (Memoised per character: a context folds the same few hundred characters over and over.)"""
+    if inkless(ch):  # what leaves no mark is not read: "<\u2800/memories>" is the tag
+        return ""
     out = unicodedata.normalize("NFKC", ch).casefold()
-    # combining marks are dropped: "m\u0301emories" still reads as the tag
-    return "".join(_LOOKALIKES.get(c, c) for c in out if unicodedata.category(c) != "Mn")
+    # marks and fillers are dropped: "m\u0301emories", "m\u20ddemories" still read as the tag
+    return "".join(_LOOKALIKES.get(c, c) for c in out if not inkless(c))
 
 
 def _decode_entities(chars: Folded) -> Folded:
@@ -263,7 +269,14 @@ def item_line(item: ContextItem) -> str:
     """The line shown for one item (without its group header)."""
     r = item.record
     text = escape(item.shown)
-    flag = " [conflicts with another memory]" if r.metadata.get("_conflict") else ""
+    conflict = r.metadata.get("_conflict")
+    flag = (
+        " [conflicts with an older memory; this one is newer]"
+        if conflict == "newer"
+        else " [conflicts with a newer memory above]"
+        if conflict
+        else ""
+    )
     if item.section in ("episodic", "buffer"):
         if _derived(r):
             label = "summary: " if r.kind in _DIGESTS else ""
@@ -298,6 +311,19 @@ def _order_key(item: ContextItem) -> tuple[float, int, str]:
     return (r.time.timestamp(), int(turn) if isinstance(turn, int) else 0, r.id)
 
 
+def newer_first(items: list[ContextItem]) -> list[ContextItem]:
+    """``items`` with the newer of two conflicting memories moved just before the older one
+    when it ranked below it (a reader sees what holds now first)."""
+    out = list(items)
+    for item in items:
+        newer_id = item.record.metadata.get("_newer")
+        ids = [i.record.id for i in out]
+        if newer_id in ids and ids.index(newer_id) > ids.index(item.record.id):
+            newer = out.pop(ids.index(newer_id))
+            out.insert(out.index(item), newer)
+    return out
+
+
 def render(items: Sequence[ContextItem]) -> str:
     """The context block for ``items`` (sections in fixed order, timeline in time order)."""
     safe = [i for i in items if i.record.provenance.trust != Trust.QUARANTINED]
@@ -313,6 +339,7 @@ def render(items: Sequence[ContextItem]) -> str:
             chosen.sort(key=_order_key)
         else:
             chosen.sort(key=lambda i: -i.score)
+            chosen = newer_first(chosen)
         current: str | None = None
         for item in chosen:
             key = group_key(item)

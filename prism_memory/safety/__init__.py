@@ -1,7 +1,8 @@
 """Safety screens applied to every record before it is embedded and stored.
 
 Design:
-- ``pii``: regex + checksum redaction of structured identifiers (Presidio optional).
+- ``pii``: regex + checksum redaction of structured identifiers (Presidio optional), in
+  every string of a record: text, field and metadata values, and the keys of its dicts.
 - ``poisoning``: scores how much a text reads as an instruction to the assistant and decides
   quarantine by source (a user's own words are held to a lenient threshold, tool/web content to
   a strict one).
@@ -42,6 +43,7 @@ __all__ = [
     "luhn_valid",
     "precise_screen",
     "redact",
+    "redact_keys",
     "redact_record",
     "redact_value",
     "redact_with_presidio",
@@ -53,19 +55,41 @@ __all__ = [
 
 
 def redact_value(value: Any) -> Any:
-    """``value`` with every string in it (nested lists and dict values) redacted; dict keys
-    and other types are kept.
+    """``value`` with every string in it redacted: nested lists, dict values *and dict keys*
+    (an address used as a key is as much an identifier as one used as a value); other types
+    are kept. Two keys that redact alike stay apart (``"[EMAIL]"``, ``"[EMAIL] #2"``).
 
     >>> redact_value({"card": "4111 1111 1111 1111", "n": 3, "to": ["ana@example.org"]})
     {'card': '[CARD]', 'n': 3, 'to': ['[EMAIL]']}
+    >>> redact_value({"ana@example.org": 1, "bo@example.org": {"x": 2}})
+    {'[EMAIL]': 1, '[EMAIL] #2': {'x': 2}}
     """
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
         return [redact_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        return redact_keys({k: redact_value(v) for k, v in value.items()})
     return value
+
+
+def redact_keys(value: dict[Any, Any], keep: Collection[str] = ()) -> dict[Any, Any]:
+    """``value`` with its string keys redacted (but ``keep``), in order, never merging two
+    keys into one.
+
+    >>> redact_keys({"ana@example.org": 1, "plain": 2})
+    {'[EMAIL]': 1, 'plain': 2}
+    """
+    out: dict[Any, Any] = {}
+    for k, v in value.items():
+        key = redact(k) if isinstance(k, str) and k not in keep else k
+        if key != k:
+            n, base = 1, key
+            while key in out or (key in value and key != k):
+                n += 1
+                key = f"{base} #{n}"
+        out[key] = v
+    return out
 
 
 def redact_record(record: MemoryRecord, *, keep_metadata: Collection[str] = ()) -> bool:
@@ -81,9 +105,10 @@ def redact_record(record: MemoryRecord, *, keep_metadata: Collection[str] = ()) 
     new_text = redact(record.text)
     new_fields = redact_value(record.fields)
     new_speaker = None if record.speaker is None else redact(record.speaker)
-    new_metadata = {
-        k: v if k in keep_metadata else redact_value(v) for k, v in record.metadata.items()
-    }
+    new_metadata = redact_keys(
+        {k: v if k in keep_metadata else redact_value(v) for k, v in record.metadata.items()},
+        keep=keep_metadata,
+    )
     names = [redact(e.name) for e in record.entities]
     changed = (
         new_text != record.text

@@ -235,6 +235,18 @@ _FAMILIES_SRC: tuple[tuple[str, float, str], ...] = (
         rf"|\b{_SEND}\b{_S}{{0,40}}\b(?:every|each|all)\s+(?:\w+ ){{0,2}}(?:documents?|files?|e-?mails?|messages?|photos?|invoices?|receipts?|statements?)\b{_S}{{0,40}}\bto\b"
         rf"|\b(?:bcc|cc)\b:?\s+{EXTERNAL_DEST}",
     ),
+    # (c) the same act told object-first or by reference: the data (or a secret) is named, and
+    # then it is sent/forwarded/copied to an outside address: "all their future emails
+    # forwarded to x@evil.example", "the transcripts, mirror them to https://...", "use the
+    # new API key ...; send it to http://evil.example/c". An order or a wish, not a report of
+    # what was done ("your files were uploaded to ..."). Suspicious from a tool or a web page,
+    # the user's own request about their own data otherwise (SOFT).
+    (
+        "data_elsewhere",
+        0.6,
+        rf"\b(?:{_DATA}|{_DATA_GENERIC})\b{_S}{{0,60}}?(?<!\bwas )(?<!\bwere )(?<!\bbeen )(?<!\bgot )(?<!\bhad )\b{_SEND}\b{_S}{{0,30}}?\b(?:to|at|via|into|onto)\b\s*(?:[\w-]+\s+){{0,3}}?{EXTERNAL_DEST}"
+        rf"|\b(?:{_SECRET}|{_DATA})\b[^\n]{{0,200}}?\b{_SEND}\s+(?:it|them|this|that|these|those|(?:the|this|that|those|these) (?:keys?|tokens?|codes?|passwords?|secrets?|values?|ones?|details|credentials))\b{_S}{{0,30}}?\b(?:to|at|via|into|onto)\b\s*(?:[\w-]+\s+){{0,3}}?{EXTERNAL_DEST}",
+    ),
     # (d) "wire $5,000 to account ...", "send gift cards to the number on this page"
     (
         "money",
@@ -613,6 +625,7 @@ GATES: dict[str, re.Pattern[str]] = {
         "surveil": r"\b(?:what|everything|anything|whatever|private|personal|confidential|secret)\b",
         "persistent_trigger": r"\b(?:whenever|next time|every time|each time|any ?time|as soon as|if ever|any|every|each|from now on|going forward|henceforth)\b",
         "self_rule": r"\b(?:from now on|going forward|henceforth|future)\b",
+        "data_elsewhere": r"@|://|www\.|\.[a-z]{2,12}\b|webhook|endpoint|server|address|url|site|domain|attacker|telegram|discord|pastebin|third|partner|advertiser|vendor|folder|drive|account|bucket|repo|channel|gist|link|page|form|sheet|paste",
     }.items()
 }
 
@@ -638,6 +651,7 @@ SOFT = frozenset(
         "money",
         "money_elsewhere",
         "send_elsewhere",
+        "data_elsewhere",
         "standing_order",
         "act_for_other",
         "conditional_order",
@@ -684,7 +698,7 @@ NEGATABLE = frozenset(
     {"disclose", "disclose_to", "exfiltrate", "send_elsewhere", "money", "money_elsewhere",
      "money_redirect", "solicit", "act_for_other", "url_exfiltrate", "unverified_action",
      "disclose_ml", "exfiltrate_ml", "money_ml", "disclose_anyone", "steer_user", "vouch",
-     "exfiltrate_passive"}
+     "exfiltrate_passive", "data_elsewhere"}
 )  # fmt: skip
 
 # -- other languages: co-occurrence of a family's verb class and object class -----------------

@@ -69,12 +69,15 @@ def _digits(raw: str) -> str:
     return re.sub(r"\D", "", raw)
 
 
+# addresses in any script (RFC 6531/IDN: "zed@exämple.de", "почта@пример.рф"): a label is
+# letters and digits of any script with inner hyphens; the top level is letters or punycode
 _EMAIL = re.compile(
-    r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b"
+    r"(?<![\w.+-])[^\W_][\w.%+-]{0,63}@[^\W_](?:[\w-]{0,61}[^\W_])?"
+    r"(?:\.[^\W_](?:[\w-]{0,61}[^\W_])?)*\.(?:[^\W\d_]{2,24}|xn--[a-z0-9-]{1,59})\b"
 )
 _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+# any case: the checksum (mod 97), not the letters' case, tells an IBAN from a word
+_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,4})?\b")
 _NATIONAL_ID = re.compile(
     r"\b\d{3}-\d{2}-\d{4}\b"  # US SSN
     r"|\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"  # UK NINO

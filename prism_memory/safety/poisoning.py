@@ -63,6 +63,14 @@ Design:
 - Fifteenth revision (the rules are unchanged): the n-gram model is retrained on the
   transformer's corpora, and the guard tolerates 0.5% of the chat turns instead of none
   (``train_transformer.guard_thresholds``).
+- Issue #30 (one rule family; the models are the fifteenth revision's): "data sent to an outside
+  address" is read however the sentence is built (``data_elsewhere``): the data or a secret
+  named first and sent after ("all their future emails forwarded to x@evil.example"), or
+  named and then referred to ("use the new API key ...; send it to http://..."); an order or
+  a wish, not a report of what was sent. Weighted to quarantine tool and web content, not the
+  user's own request about their own data. Blind 13-16, default mode: attacks 1240 -> 1242
+  of 1591, benign 31 -> 32 of 1446, the user's own words 2 of 1481 before and after
+  (``benchmarks/results/screen-blind13-16``).
 """
 
 from __future__ import annotations
@@ -183,7 +191,9 @@ _USER_ACTS = re.compile(
     re.I,
 )
 # a credential in an Authorization header is being used where it belongs, not disclosed
-CREDENTIAL_FAMILIES = frozenset({"exfiltrate", "disclose", "send_elsewhere", "disclose_to"})
+CREDENTIAL_FAMILIES = frozenset(
+    {"exfiltrate", "disclose", "send_elsewhere", "disclose_to", "data_elsewhere"}
+)
 _AUTH_HEADER = re.compile(r"authorization:\s*(?:bearer|basic|token)\b", re.I)
 _AGENT_OBLIGED = re.compile(
     r"\b(?:assistants?|ai|agents?|bots?|models?)\s+(?:must|should|shall|will|is to|are to|needs? to|"

@@ -10,6 +10,8 @@ Design:
 - Errors: a :class:`~prism_memory.errors.PrismError` answers with its class name, message and
   status (:mod:`prism_memory.wire`); a malformed body answers 422 ``ValidationError`` naming
   the field; anything else 500 ``ServiceError`` without a traceback (logged on the server).
+- API docs: ``/openapi.json``, Swagger UI at ``/docs`` and ReDoc at ``/redoc``, whose scripts
+  the app serves itself (``fastapi-offline`` ships them), so they work with no network.
 - Limits (:mod:`.limits`): every body is size-limited; the time to answer is limited on every
   route but MCP's streams and the streamed export / import.
 """
@@ -44,9 +46,10 @@ DEFAULT_TIMEOUT = 60.0
 def _require_server_extra() -> None:
     try:
         import fastapi  # noqa: F401
+        import fastapi_offline  # noqa: F401
         import jinja2  # noqa: F401
-        import multipart  # noqa: F401
         import orjson  # noqa: F401
+        import python_multipart  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
         raise ImportError(
@@ -91,6 +94,60 @@ def _mcp_asgi(memory: Memory, keys: KeyRing | None, host: str) -> tuple[Any, Any
     return Guarded(), manager
 
 
+class _AnswerUnexpected:
+    """Answer an unexpected error with a JSON 500 ``ServiceError`` (logged with its traceback
+    on the server) and keep the connection open for the client's next call."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: MutableMapping[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            from starlette.responses import JSONResponse
+
+            if isinstance(exc, PrismError):  # raised past the handlers (e.g. by a stream)
+                status = status_of(exc)
+            else:
+                status = 500
+                log.exception("unexpected error in %s %s", scope.get("method"), scope.get("path"))
+            if started:  # the answer is half-sent: only closing the connection tells the client
+                raise
+            await JSONResponse(error_to_json(exc), status_code=status)(scope, receive, send)
+
+
+def _document_keys(app: Any) -> None:
+    """Name the API keys in the OpenAPI schema (a bearer scheme), so the docs' "Authorize"
+    button sends ``Authorization: Bearer <key>`` with "Try it out"."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema: dict[str, Any] = build()
+            schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+            schemes["apiKey"] = {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A key from the server's --api-keys file (open mode: any value).",
+            }
+            schema["security"] = [{"apiKey": []}]
+        result: dict[str, Any] = app.openapi_schema
+        return result
+
+    app.openapi = openapi
+
+
 def create_app(
     memory: Memory,
     *,
@@ -109,9 +166,10 @@ def create_app(
     >>> # uvicorn.run(app, host="127.0.0.1", port=8765)
     """
     _require_server_extra()
-    from fastapi import FastAPI, Request
+    from fastapi import Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
+    from fastapi_offline import FastAPIOffline
     from starlette.exceptions import HTTPException as StarletteHTTPException
     from starlette.routing import Route
 
@@ -129,7 +187,9 @@ def create_app(
             async with mounted[1].run():
                 yield
 
-    app = FastAPI(
+    # a FastAPI app whose /docs (Swagger UI) and /redoc load their scripts from this server
+    # (under /static-offline-docs), not from a CDN: the API docs work offline
+    app = FastAPIOffline(
         title="PRISM memory service",
         version=__version__,
         summary="Long-term memory for LLM agents over HTTP: the prism_memory.Memory API, "
@@ -138,6 +198,7 @@ def create_app(
     )
     app.state.memory = memory
     app.state.keys = keys
+    _document_keys(app)
 
     @app.exception_handler(PrismError)
     async def prism_error(request: Request, exc: PrismError) -> JSONResponse:
@@ -156,6 +217,12 @@ def create_app(
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if isinstance(exc.__cause__, PrismError):  # e.g. a streamed body over the limit
             return JSONResponse(error_to_json(exc.__cause__), status_code=status_of(exc.__cause__))
+        if exc.status_code == 400:  # a body FastAPI could not parse (e.g. nested too deeply)
+            bad = ValidationError(
+                f"{request.method} {request.url.path}: the body could not be read as JSON "
+                f"({exc.detail}); send one JSON object (nested at most a few hundred levels)"
+            )
+            return JSONResponse(error_to_json(bad), status_code=422)
         name = {404: "NotFoundError", 405: "ValidationError"}.get(exc.status_code, "ServiceError")
         message = f"{request.method} {request.url.path}: {exc.detail}; see /docs for the routes"
         return JSONResponse(
@@ -163,10 +230,10 @@ def create_app(
             status_code=exc.status_code,
         )
 
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error in %s %s", request.method, request.url.path)
-        return JSONResponse(error_to_json(exc), status_code=500)
+    # an unexpected error is answered by a middleware, not `exception_handler(Exception)`:
+    # Starlette re-raises after such a handler, and uvicorn then drops the connection, so a
+    # keep-alive client's next call failed with a reset
+    app.add_middleware(_AnswerUnexpected)
 
     app.include_router(routes.router)
     app.include_router(inspector.router)

@@ -6,10 +6,14 @@ Design:
   ``{"<key>": {"user_ids": ["alice"], "agent_ids": [], "admin": false}}``. They are kept as
   SHA-256 digests, so the key text is not held in memory longer than loading takes.
 - :func:`authorize` is the one rule every route, the inspector and the MCP tools apply, pure
-  and tested on its own: an admin key may use any scope; another key may use a scope whose
-  ``user_id`` is one of its ``user_ids`` (with any agent or session of that user unless the key
-  also lists ``agent_ids``), or, with no ``user_id``, whose ``agent_id`` is one of its
-  ``agent_ids``. A scope of only a ``session_id`` belongs to no key (sessions are not owned).
+  and tested on its own: an admin key may use any scope; every list a key has is a bound the
+  scope must name a value of. A key with ``user_ids`` may use a scope whose ``user_id`` is one
+  of them (with any agent or session of that user unless the key also lists ``agent_ids``,
+  which the scope must then name one of); a key with only ``agent_ids`` a scope with no
+  ``user_id`` whose ``agent_id`` is one of them. A scope reads every record whose fields match
+  the ones it names, so leaving a bound out would reach past it (``user_id`` alone would read
+  the user's memories of every agent). A scope of only a ``session_id`` belongs to no key
+  (sessions are not owned).
 - No keys configured is "open mode": every caller is admin, which :func:`check_bind` allows on
   a loopback address only.
 
@@ -189,12 +193,20 @@ def authorize(
             f"this API key may not use user_id {user_id!r}; use one of its users "
             f"({', '.join(sorted(principal.user_ids)) or 'none'}) or a key for that user"
         )
-    # a user's key covers that user's agents unless it names the agents it covers
-    agent_ok = agent_id in principal.agent_ids or (user_id is not None and not principal.agent_ids)
-    if agent_id is not None and not agent_ok:
+    if user_id is None and principal.user_ids:
+        # a scope without user_id reads every user's records of the agent
         raise PermissionDeniedError(
-            f"this API key may not use agent_id {agent_id!r}; use one of its agents "
-            f"({', '.join(sorted(principal.agent_ids)) or 'none'}) or a key for that agent"
+            "this API key covers the users "
+            f"{', '.join(sorted(principal.user_ids))} only: name one of them as user_id"
+        )
+    if principal.agent_ids and agent_id not in principal.agent_ids:
+        # a key that names its agents is bound to them: a scope without agent_id would read
+        # the user's memories of every agent
+        what = "name one of them as agent_id" if agent_id is None else "use one of them"
+        shown = "none" if agent_id is None else repr(agent_id)
+        raise PermissionDeniedError(
+            f"this API key may not use agent_id {shown}; it covers the agents "
+            f"{', '.join(sorted(principal.agent_ids))} only: {what}, or use a key for that agent"
         )
 
 
@@ -205,13 +217,18 @@ def require_admin(principal: Principal, what: str) -> None:
 
 
 def default_scope(principal: Principal) -> ScopeKwargs | None:
-    """The scope a key stands for when it covers exactly one user (or, with no users, one
-    agent); ``None`` when the caller must name one of its scopes."""
+    """The scope a key stands for when each list it has holds one value (one user, one agent,
+    or one user of one agent); ``None`` when the caller must name one of its scopes."""
+    scope = ScopeKwargs()
     if len(principal.user_ids) == 1:
-        return {"user_id": next(iter(principal.user_ids))}
-    if not principal.user_ids and len(principal.agent_ids) == 1:
-        return {"agent_id": next(iter(principal.agent_ids))}
-    return None
+        scope["user_id"] = next(iter(principal.user_ids))
+    elif principal.user_ids:
+        return None
+    if len(principal.agent_ids) == 1:
+        scope["agent_id"] = next(iter(principal.agent_ids))
+    elif principal.agent_ids:
+        return None
+    return scope or None
 
 
 def is_loopback(host: str) -> bool:

@@ -9,7 +9,8 @@ Design:
   ``SameSite=Strict`` cookie) is authenticated by the server's ``KeyRing``, every scope goes
   through ``auth.authorize``, and every page is one or two calls of ``Memory``'s public API
   (``list`` / ``search`` / ``get`` / ``recall`` / ``update`` / ``delete`` / ``release`` /
-  ``stats``). A ``POST`` whose ``Origin`` is another site is refused.
+  ``stats``). A ``POST`` whose ``Origin`` (or ``Referer``) is another site is refused, and no
+  page may be framed by another site.
 """
 
 from __future__ import annotations
@@ -37,6 +38,18 @@ templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 
 _LAYERS = [layer.value for layer in Layer]
 _KINDS = [kind.value for kind in Kind]
+
+
+#: every page: no other site may frame it (clickjacking a Delete button), post its forms
+#: elsewhere, or read the scope in its address from a Referer
+_PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
 
 
 class _LoginNeeded(Exception):
@@ -101,6 +114,7 @@ def _page(
         },
         status_code=status,
     )
+    response.headers.update(_PAGE_HEADERS)
     return response
 
 
@@ -132,9 +146,16 @@ def _guarded(request: Request, page: str) -> tuple[Principal, ScopeKwargs] | Res
 
 
 def _same_origin(request: Request) -> bool:
+    """Whether a form was posted from this site: its ``Origin`` (or, from a client that sends
+    none, its ``Referer``) names this host; a request with neither is a script's, not a
+    cross-site form's (the cookie is ``SameSite=Strict`` too)."""
     origin = request.headers.get("origin")
+    if origin is None:
+        origin = request.headers.get("referer")
+        if origin is None:
+            return True
     if not origin or origin == "null":
-        return origin is None
+        return False
     return urlsplit(origin).netloc == request.headers.get("host")
 
 

@@ -97,6 +97,9 @@ def key_scope(keys: KeyRing | None) -> ScopeResolver:
                     "client's configuration (or use an API key that covers one user)"
                 )
             chosen = fallback
+        for field, ids in (("user_id", principal.user_ids), ("agent_id", principal.agent_ids)):
+            if field not in chosen and len(ids) == 1:  # the key's one user / agent
+                chosen[field] = next(iter(ids))  # type: ignore[literal-required]
         authorize(principal, **chosen)
         if session := headers.get(HEADER_SESSION):
             chosen["session_id"] = session

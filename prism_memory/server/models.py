@@ -79,6 +79,12 @@ class UpdateBody(ScopeBody):
     metadata: dict[str, Any] | None = None
     importance: float | None = None
     kind: str | None = None
+    reason: str | None = Field(default=None, description="Why it changed (kept in its history).")
+
+
+class RestoreBody(ScopeBody):
+    version: int = Field(description="The version number Memory.history shows.")
+    reason: str | None = None
 
 
 class ReleaseBody(ScopeBody):
@@ -91,6 +97,7 @@ class SearchBody(ScopeBody):
     filters: dict[str, Any] | None = None
     include_history: bool = False
     score_threshold: float | None = None
+    as_of: datetime | None = Field(default=None, description="Search what was valid then.")
 
 
 class RecallBody(ScopeBody):
@@ -104,6 +111,7 @@ class RecallBody(ScopeBody):
         description="A RetrievalConfig's fields, replacing the server's for this call.",
     )
     now: datetime | None = None
+    as_of: datetime | None = Field(default=None, description="Answer from what was valid then.")
     thread_session: str | None = Field(
         default=None, description="A session whose turns the prompt already shows."
     )

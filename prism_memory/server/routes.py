@@ -10,8 +10,8 @@ Design:
   templates, resuming extraction) need an admin key.
 - Handlers are plain ``def``: FastAPI runs them on its worker threads, so a slow recall does
   not hold up the event loop. Export and import stream (a temporary file on the server side,
-  never the whole store in memory); an import checks the scope of every line before anything
-  is written.
+  never the whole store in memory); an import checks the scope of every line, read by the
+  import's own reader, before anything is written.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from pydantic import ValidationError as PydanticValidationError
 from starlette.concurrency import run_in_threadpool
 
 from .. import wire
+from .._transfer import line_scopes
 from ..config import RetrievalConfig
-from ..errors import ValidationError, pydantic_reason
+from ..errors import ImportDataError, PermissionDeniedError, ValidationError, pydantic_reason
 from ..memory import Memory
 from ..retrieval.intent import Intent
 from .auth import OPEN, Principal, authorize, require_admin
@@ -49,6 +50,7 @@ from .models import (
     ReleaseBody,
     RememberBody,
     RememberFactBody,
+    RestoreBody,
     ScopeBody,
     SearchBody,
     TaskBody,
@@ -69,7 +71,11 @@ def _json_response(data: Any, took_s: float | None = None) -> Response:
     every value in Python, which cost more than the recall itself on large contexts), with the
     time the call took in the standard ``Server-Timing`` header (``app;dur=<ms>``)."""
     headers = {"Server-Timing": f"app;dur={took_s * 1000:.2f}"} if took_s is not None else None
-    return Response(orjson.dumps(data, default=str), media_type="application/json", headers=headers)
+    try:
+        body = orjson.dumps(data, default=str)
+    except TypeError:  # an integer past 64 bits (echoed from a request): the standard encoder
+        body = json.dumps(data, default=str).encode()
+    return Response(body, media_type="application/json", headers=headers)
 
 
 def _answers_json(fn: Callable[_P, Any]) -> Callable[_P, Response]:
@@ -203,8 +209,10 @@ def list_memories(
 
 @router.delete("/memories", tags=["records"], summary="Memory.delete_all: every memory of a scope")
 @_answers_json
-def delete_all(p: Caller, m: Mem, s: ScopeQ, purge: bool = True) -> dict[str, Any]:
-    report = m.delete_all(**scoped(p, s), purge=purge)
+def delete_all(
+    p: Caller, m: Mem, s: ScopeQ, purge: bool = True, derived: bool = True
+) -> dict[str, Any]:
+    report = m.delete_all(**scoped(p, s), purge=purge, derived=derived)
     return {"deleted": int(report), "by_layer": report.by_layer, "by_surface": report.by_surface}
 
 
@@ -222,8 +230,8 @@ def update(record_id: str, body: UpdateBody, p: Caller, m: Mem) -> dict[str, Any
 
 @router.delete("/memories/{record_id}", tags=["records"], summary="Memory.delete")
 @_answers_json
-def delete(record_id: str, p: Caller, m: Mem, s: ScopeQ) -> dict[str, Any]:
-    return {"deleted": m.delete(record_id, **scoped(p, s))}
+def delete(record_id: str, p: Caller, m: Mem, s: ScopeQ, purge: bool = False) -> dict[str, Any]:
+    return {"deleted": m.delete(record_id, **scoped(p, s), purge=purge)}
 
 
 @router.get("/count", tags=["records"], summary="Memory.count")
@@ -288,6 +296,7 @@ def recall(body: RecallBody, p: Caller, m: Mem) -> dict[str, Any]:
         budget_tokens=body.budget_tokens,
         config=config,
         now=body.now,
+        as_of=body.as_of,
         thread_session=body.thread_session,
         thread_texts=body.thread_texts,
     )
@@ -347,10 +356,49 @@ def buffer(p: Caller, m: Mem, s: ScopeQ) -> dict[str, Any]:
     return {"results": [wire.record_to_json(r) for r in m.buffer(**scoped(p, s))]}
 
 
-@router.get("/history", tags=["write path"], summary="Memory.history: every turn of a session")
+@router.get(
+    "/session_turns", tags=["write path"], summary="Memory.session_turns: every turn of a session"
+)
+@_answers_json
+def session_turns(p: Caller, m: Mem, s: ScopeQ, limit: int | None = None) -> dict[str, Any]:
+    turns = m.session_turns(**scoped(p, s), limit=limit)
+    return {"results": [wire.record_to_json(r) for r in turns]}
+
+
+@router.get(
+    "/history",
+    tags=["write path"],
+    summary="Deprecated: the session's turns (use /session_turns; a memory's versions are "
+    "/memories/{id}/history)",
+    deprecated=True,
+)
 @_answers_json
 def history(p: Caller, m: Mem, s: ScopeQ, limit: int | None = None) -> dict[str, Any]:
-    return {"results": [wire.record_to_json(r) for r in m.history(**scoped(p, s), limit=limit)]}
+    turns = m.session_turns(**scoped(p, s), limit=limit)
+    return {"results": [wire.record_to_json(r) for r in turns]}
+
+
+@router.get(
+    "/memories/{record_id}/history",
+    tags=["records"],
+    summary="Memory.history: every version of a memory",
+)
+@_answers_json
+def memory_history(
+    record_id: str, p: Caller, m: Mem, s: ScopeQ, limit: int | None = None
+) -> dict[str, Any]:
+    versions = m.history(record_id, **scoped(p, s), limit=limit)
+    return {"results": [wire.version_to_json(v) for v in versions]}
+
+
+@router.post(
+    "/memories/{record_id}/restore",
+    tags=["records"],
+    summary="Memory.restore: make an earlier version current again",
+)
+@_answers_json
+def restore(record_id: str, body: RestoreBody, p: Caller, m: Mem) -> dict[str, Any]:
+    return wire.record_to_json(m.restore(record_id, **scoped(p, body), **body.rest()))
 
 
 @router.post("/tasks/{task_id}", tags=["write path"], summary="Memory.task: read or update a task")
@@ -394,6 +442,14 @@ def flush_access(p: Caller, m: Mem) -> dict[str, Any]:
     return {"count": m.flush_access()}
 
 
+@router.post("/purge", tags=["service"], summary="Memory.purge (admin)")
+@_answers_json
+def purge(p: Caller, m: Mem) -> dict[str, Any]:
+    require_admin(p, "purge (it rewrites the store's files for every tenant)")
+    m.purge()
+    return {}
+
+
 @router.post("/resume_extraction", tags=["service"], summary="Memory.resume_extraction (admin)")
 @_answers_json
 def resume_extraction(p: Caller, m: Mem) -> dict[str, Any]:
@@ -435,36 +491,18 @@ def export(
     )
 
 
-class _LineScopes:
-    """Checks the scope of each JSON line of an import as the body streams in."""
-
-    def __init__(self, principal: Principal) -> None:
-        self.principal = principal
-        self.partial = b""
-
-    def feed(self, chunk: bytes) -> None:
-        if self.principal.admin:
-            return
-        lines = (self.partial + chunk).split(b"\n")
-        self.partial = lines.pop()
-        for line in lines:
-            self._check(line)
-
-    def close(self) -> None:
-        if not self.principal.admin:
-            self._check(self.partial)
-
-    def _check(self, line: bytes) -> None:
+def _check_import(principal: Principal, path: str) -> None:
+    """Refuse the import (403, nothing written) if one line it would write is outside the
+    key's scopes; the lines are read by the import's own reader (``line_scopes``)."""
+    if principal.admin:
+        return
+    for lineno, scope in line_scopes(path):
         try:
-            data = json.loads(line)
-        except ValueError:
-            return  # the import reports the bad line with its number
-        if isinstance(data, dict):
-            scope = {k: data.get(k) for k in ("user_id", "agent_id", "session_id")}
-            # a non-string id is the import's own error to report; here it names no scope
-            authorize(
-                self.principal, **{k: v if isinstance(v, str) else None for k, v in scope.items()}
-            )
+            authorize(principal, **scope.as_dict())
+        except PermissionDeniedError as exc:
+            raise PermissionDeniedError(
+                f"import line {lineno}: {exc}; nothing was imported"
+            ) from None
 
 
 @router.post(
@@ -486,17 +524,18 @@ async def import_jsonl(
     reembed: bool = False,
 ) -> Response:
     memory = await memory_of(request)
-    checker = _LineScopes(p)
     fd, path = tempfile.mkstemp(prefix="prism-import-", suffix=".jsonl")
     try:
         with os.fdopen(fd, "wb") as fh:
             async for chunk in request.stream():
-                checker.feed(chunk)
                 fh.write(chunk)
-        checker.close()
-        report = await run_in_threadpool(
-            memory.import_jsonl, path, skip_bad=skip_bad, batch_size=batch_size, reembed=reembed
-        )
+        await run_in_threadpool(_check_import, p, path)
+        try:
+            report = await run_in_threadpool(
+                memory.import_jsonl, path, skip_bad=skip_bad, batch_size=batch_size, reembed=reembed
+            )
+        except ImportDataError as exc:  # its message names the server's temporary file
+            raise ImportDataError(str(exc).replace(path, "the request body")) from None
     finally:
         os.unlink(path)
     return _json_response(wire.import_report_to_json(report))

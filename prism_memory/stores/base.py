@@ -66,6 +66,8 @@ KEYWORD_INDEXES: tuple[str, ...] = (
 )
 FLOAT_INDEXES: tuple[str, ...] = ("ts", "utility", "importance")
 DATETIME_INDEXES: tuple[str, ...] = ("event_time", "created_at")
+#: datetime fields filtered by range without an index (validity windows, ``as_of`` reads)
+DATETIME_FIELDS: tuple[str, ...] = ("updated_at", "valid_from", "valid_to")
 
 
 @dataclass

@@ -35,6 +35,7 @@ from ..sparse import SPARSE_VERSION
 from .base import (
     BM25_VECTOR,
     CJK_VECTOR,
+    DATETIME_FIELDS,
     DATETIME_INDEXES,
     DENSE_VECTOR,
     FLOAT_INDEXES,
@@ -133,7 +134,7 @@ def _condition(c: Condition) -> Any:
     if c.op == "empty":
         return q.IsEmptyCondition(key=c.key)
     if c.op == "range":
-        if c.key in DATETIME_INDEXES or c.key == "updated_at":
+        if c.key in DATETIME_INDEXES or c.key in DATETIME_FIELDS:
             return q.FieldCondition(key=c.key, range=q.RangeDateTime(**c.value))
         return q.FieldCondition(key=c.key, range=q.RangeFloat(**c.value))
     raise StoreError(f"unsupported filter operation {c.op!r}")
@@ -450,15 +451,15 @@ class EdgeStore(StoreBase):
         with self._lock:
             self._shard.flush()
 
-    def begin_purge(self) -> None:
+    def begin_purge(self) -> bool:
         """Journal a purge before its deletes: a process killed before :meth:`purge` finished
         leaves the journal, and the next open rebuilds the shard (the deletes themselves are
         in the WAL already, or never happened). Durable: the file and its directory are
-        fsynced."""
+        fsynced. Returns whether this call wrote it (``False``: one was pending already)."""
         self._check_open()
         journal = self.path / PURGE_JOURNAL
         if journal.exists():
-            return
+            return False
         tmp = journal.with_name(journal.name + ".tmp")
         with open(tmp, "w") as fh:
             fh.write("a purge started and has not finished; the next open completes it\n")
@@ -466,6 +467,11 @@ class EdgeStore(StoreBase):
             os.fsync(fh.fileno())
         os.replace(tmp, journal)
         _fsync_dir(self.path)
+        return True
+
+    def cancel_purge(self) -> None:
+        """Remove a journal whose deletion was refused before it deleted anything."""
+        self._end_purge()
 
     def _end_purge(self) -> None:
         journal = self.path / PURGE_JOURNAL

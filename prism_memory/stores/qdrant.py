@@ -21,6 +21,7 @@ from ..sparse import SPARSE_VERSION
 from .base import (
     BM25_VECTOR,
     CJK_VECTOR,
+    DATETIME_FIELDS,
     DATETIME_INDEXES,
     DENSE_VECTOR,
     FLOAT_INDEXES,
@@ -60,7 +61,7 @@ def _condition(c: Condition) -> Any:
     if c.op == "empty":
         return m.IsEmptyCondition(is_empty=m.PayloadField(key=c.key))
     if c.op == "range":
-        if c.key in DATETIME_INDEXES or c.key == "updated_at":
+        if c.key in DATETIME_INDEXES or c.key in DATETIME_FIELDS:
             return m.FieldCondition(key=c.key, range=m.DatetimeRange(**c.value))
         return m.FieldCondition(key=c.key, range=m.Range(**c.value))
     raise StoreError(f"unsupported filter operation {c.op!r}")

@@ -57,7 +57,7 @@ def test_create_agent_middleware_remembers_across_sessions(memory: Memory) -> No
         config={"configurable": {"thread_id": "alice-s1"}},
     )
     # session 1 was remembered in its own session (thread id -> session id)
-    history = memory.history(user_id="alice-agent", session_id="alice-s1")
+    history = memory.session_turns(user_id="alice-agent", session_id="alice-s1")
     assert [r.metadata["role"] for r in history] == ["user", "assistant"]
 
     agent.invoke(
@@ -196,7 +196,7 @@ def test_classic_conversation_chain(memory: Memory) -> None:
     loaded = mem.load_memory_variables({"input": "dog name"})["history"]
     assert isinstance(loaded[0], SystemMessage) and "Rex" in loaded[0].text
     mem.clear()
-    assert memory.history(user_id="alice-classic", session_id="s1") == []
+    assert memory.session_turns(user_id="alice-classic", session_id="s1") == []
 
 
 def memory_graph(store: PrismStore, model: ScriptedChat) -> Any:

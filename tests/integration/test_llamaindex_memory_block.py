@@ -190,7 +190,7 @@ async def test_default_llamaindex_memory_persists_every_turn_and_recalls_next_se
     await monday.aget()  # again: nothing is stored twice
     await monday.aput(ChatMessage(role="assistant", content="Try hummus with carrots."))
     await block.asave_session(monday)  # the reply after the last get
-    turns = memory.history(user_id=user, session_id=monday.session_id)
+    turns = memory.session_turns(user_id=user, session_id=monday.session_id)
     assert [r.text for r in turns] == [
         "I am allergic to peanuts.",
         "Noted, no peanuts.",
@@ -242,7 +242,7 @@ async def test_repeated_messages_are_each_stored_and_aget_never_raises(
     await mem.aget()
     turns = [
         (r.metadata.get("role"), r.text)
-        for r in memory.history(user_id=user, session_id=mem.session_id)
+        for r in memory.session_turns(user_id=user, session_id=mem.session_id)
     ]
     assert turns == [
         ("user", "ok"),
@@ -253,8 +253,8 @@ async def test_repeated_messages_are_each_stored_and_aget_never_raises(
     # a message PRISM cannot store as is (a two-line speaker name) is left out, never raised
     await mem.aput(ChatMessage(role="user", content="hi", additional_kwargs={"name": "a\nb"}))
     await mem.aget()
-    assert len(memory.history(user_id=user, session_id=mem.session_id)) == 4
+    assert len(memory.session_turns(user_id=user, session_id=mem.session_id)) == 4
     # a fresh block (another process) aligns with what is stored: no duplicates
     again = PrismMemoryBlock(memory, user_id=user)
     await LlamaMemory.from_defaults(session_id=mem.session_id, memory_blocks=[again]).aget()
-    assert len(memory.history(user_id=user, session_id=mem.session_id)) == 4
+    assert len(memory.session_turns(user_id=user, session_id=mem.session_id)) == 4

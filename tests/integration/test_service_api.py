@@ -231,6 +231,32 @@ def test_export_and_import_stream_and_an_import_cannot_write_another_tenant(
         assert c.get("/v1/count", params={"user_id": "bob"}).json()["count"] == 0
 
 
+def test_an_import_cannot_reach_another_tenant_by_a_line_break_or_a_record_id(
+    prism_service: Any,
+) -> None:
+    victim = f"victim-{uuid.uuid4().hex[:6]}"  # a tenant of its own (the admin key reads it)
+    secret = f"{victim}'s locker code"
+    with client(prism_service, ADMIN) as d:
+        rec = d.post("/v1/memories", json={"text": secret, "user_id": victim}).json()
+    with client(prism_service, ALICE) as c:
+        # a carriage return ends a line for the import, so the line after it is checked too
+        mine = json.dumps({"text": "alice's own line", "user_id": "alice"})
+        planted = json.dumps({"text": "planted by alice", "user_id": victim})
+        r = c.post("/v1/import", content=f"{mine}\r{planted}\n")
+        assert r.status_code == 403 and "line 2" in r.json()["message"]
+        # the victim's record id in alice's scope would replace it (ids are shared points)
+        line = json.dumps({"id": rec["id"], "text": "overwritten by alice", "user_id": "alice"})
+        r = c.post("/v1/import", content=line + "\n")
+        assert r.status_code == 422 and r.json()["error"] == "ImportDataError"
+        assert "another scope" in r.json()["message"]
+        assert "the request body: line 1" in r.json()["message"]  # no server path
+    with client(prism_service, ADMIN) as d:
+        got = d.get(f"/v1/memories/{rec['id']}", params={"user_id": victim})
+        assert got.status_code == 200 and got.json()["text"] == secret
+        listed = d.get("/v1/memories", params={"user_id": victim}).json()["results"]
+        assert [r["text"] for r in listed] == [secret]
+
+
 def test_the_server_refuses_to_listen_beyond_loopback_without_keys(tmp_path: Any) -> None:
     r = subprocess.run(
         [
@@ -273,3 +299,28 @@ def test_every_inspector_page_and_form_refuses_a_foreign_scope(prism_service: An
         r = c.get("/memories", params={"user_id": "alice"})
         assert r.status_code == 303 and r.headers["location"] == "/login"
     assert checked >= 8
+
+
+def test_inspector_pages_cannot_be_framed_and_a_cross_site_form_is_refused(
+    prism_service: Any,
+) -> None:
+    from prism_memory.server.inspector import COOKIE
+
+    with client(prism_service, ALICE) as api:
+        rid = api.post("/v1/memories", json={"text": "keep me as I am", "user_id": "alice"})
+        rid = rid.json()["id"]
+    with httpx.Client(base_url=prism_service.url, cookies={COOKIE: ALICE}, timeout=30) as c:
+        for page in ("/login", "/memories?user_id=alice", f"/memories/{rid}?user_id=alice"):
+            r = c.get(page)
+            assert r.headers["x-frame-options"] == "DENY", page
+            assert "frame-ancestors 'none'" in r.headers["content-security-policy"], page
+        # a client that sends no Origin is judged by its Referer
+        r = c.post(
+            f"/memories/{rid}/edit?user_id=alice",
+            data={"text": "changed from another site"},
+            headers={"Referer": "http://evil.example/page"},
+        )
+        assert r.status_code == 403 and "cross-site form refused" in r.text
+    with client(prism_service, ALICE) as api:
+        got = api.get(f"/v1/memories/{rid}", params={"user_id": "alice"}).json()
+        assert got["text"] == "keep me as I am"

@@ -164,7 +164,33 @@ def test_log_in_find_open_recall_delete_and_release(
 
     # stats, and another tenant's scope is refused
     page.get_by_role("link", name="Stats").click()
-    assert page.get_by_role("img", name="Layers: semantic 3").is_visible()
+    # three current memories (the edit keeps the text it replaced as a superseded version)
+    assert page.get_by_role("img", name="Status: active 3, superseded 1").is_visible()
     response = page.goto(base + "/memories?user_id=alice")
     assert response is not None and response.status == 403
     assert "may not use user_id 'alice'" in page.inner_text("[role=alert]")
+
+
+def test_the_api_docs_render_with_no_network(prism_service: Any, shot_on_failure: Any) -> None:
+    page, base = shot_on_failure, prism_service.url
+    elsewhere: list[str] = []
+
+    def local_only(route: Any) -> None:
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:  # a CDN would be unreachable offline (ReDoc's footer logo is only an image)
+            if route.request.resource_type != "image":
+                elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", local_only)
+    try:
+        page.goto(base + "/docs")
+        assert "PRISM memory service" in page.locator(".swagger-ui .info .title").inner_text()
+        page.locator("#operations-recall-recall_v1_recall_post").wait_for()
+        assert page.get_by_role("button", name="Authorize").is_visible()  # the bearer key
+        page.goto(base + "/redoc")
+        page.get_by_role("heading", name="PRISM memory service").first.wait_for()
+    finally:
+        page.unroute("**/*")
+    assert not elsewhere, f"the docs asked another host: {elsewhere}"

@@ -78,6 +78,7 @@ def pair(
 def _shape(value: Any) -> Any:
     """What must match between the two back ends (no timestamps, which differ by design)."""
     from prism_memory import MemoryContext, MemoryRecord, RememberResult, ScoredRecord
+    from prism_memory.versions import MemoryVersion
 
     if isinstance(value, MemoryRecord):
         return (
@@ -91,6 +92,8 @@ def _shape(value: Any) -> Any:
             value.importance,
             value.metadata,
         )
+    if isinstance(value, MemoryVersion):
+        return (value.event, value.version, value.text, value.previous_text, value.reason)
     if isinstance(value, ScoredRecord):
         return (_shape(value.record), round(value.score, 4), sorted(value.routes))
     if isinstance(value, MemoryContext):
@@ -162,7 +165,7 @@ def test_the_same_operations_give_the_same_results(
         session_id=s,
     )
     _both(pair, "buffer", **scope, session_id=s)
-    _both(pair, "history", **scope, session_id=s)
+    _both(pair, "session_turns", **scope, session_id=s)
     _both(pair, "search", "where does my sister live?", **scope, limit=3)
     _both(pair, "search", "seat", **scope, filters={"kind": "preference"})
     _both(
@@ -183,6 +186,9 @@ def test_the_same_operations_give_the_same_results(
     _both(
         pair, "update", rid, **scope, text="I am allergic to peanuts and cashews", importance=0.95
     )
+    versions = _both(pair, "history", rid, **scope)
+    assert [v[0] for v in versions[1]] == ["added", "updated"]
+    _both(pair, "restore", rid, 1, **scope, reason="kept the first")
     _both(pair, "feedback", [rid], True, **scope)
     _both(pair, "task", "trip", **scope, goal="book Kyoto", constraints=["under 400 euros"])
     # errors: the same class on both sides

@@ -134,10 +134,14 @@ def test_book_interest_user_schema_is_merged_not_duplicated(
     m.register_schema(BookInterest, key=["title"], policies={"reasons": "accumulate"})
     m.remember("I read the first two Three-Body books", user_id="reader", session_id="s1")
     res = m.remember("Three-Body is my favourite", user_id="reader", session_id="s2")
-    records = m.list(user_id="reader", filters={"schema": "BookInterest"}, include_history=True)
+    records = m.list(user_id="reader", filters={"schema": "BookInterest"})
     assert len(records) == 1
     assert records[0].fields["reasons"] == ["read the first two books", "favourite series"]
     assert any(c.record.id == records[0].id for c in res.updated)
+    # the merge is a version of the one memory, not a second memory
+    versions = m.history(records[0].id, user_id="reader")
+    assert [v.event for v in versions] == ["added", "updated"]
+    assert "favourite" not in (versions[0].text or "") and "favourite" in (versions[1].text or "")
     hit = m.search(
         "which books does the reader like?", user_id="reader", filters={"schema": "BookInterest"}
     )
@@ -162,7 +166,7 @@ def test_long_session_keeps_buffer_bounded_and_loses_no_turn(edge: Memory, user:
         buf = edge.buffer(user_id=user, session_id="long")
         assert len(buf) <= cfg.max_turns
         assert sum(count_tokens(r.text) for r in buf) <= cfg.max_tokens
-    history = edge.history(user_id=user, session_id="long")
+    history = edge.session_turns(user_id=user, session_id="long")
     assert [r.metadata["turn_index"] for r in history] == list(range(200))
     assert [r.provenance.source_ids for r in history] == [[f"t{j}"] for j in range(200)]
     assert edge.count(user_id=user, layer="episodic") >= 200 - cfg.max_turns

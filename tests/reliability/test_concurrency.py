@@ -60,7 +60,7 @@ def test_same_turn_remembered_concurrently_is_stored_once(tmp_path: Path) -> Non
             t.start()
         for t in threads:
             t.join()
-        turns = m.history(user_id="alice", session_id="s1")
+        turns = m.session_turns(user_id="alice", session_id="s1")
         assert [t.text for t in turns] == ["I moved to Porto last month"]
 
 

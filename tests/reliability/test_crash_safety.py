@@ -18,10 +18,12 @@ from prism_memory.bench.reliability import batch_items, crash_trials
 
 
 def test_a_handful_of_kills_lose_nothing_acknowledged(tmp_path: Path) -> None:
-    report = crash_trials(3, path=tmp_path, min_delay=0.8, max_delay=1.6, seed=1)
+    """Each child is killed at a random moment after its first acknowledgement, so every kill
+    lands in a child that is writing, however loaded the machine is."""
+    report = crash_trials(3, path=tmp_path, min_delay=0.0, max_delay=1.0, seed=1)
     assert report.kills == 3
     assert report.errors == []
-    assert report.acknowledged_writes > 0, "the child never acknowledged a batch"
+    assert report.acknowledged_writes >= 3 * 20, "a child was killed before it acknowledged"
     assert report.reopen_failures == 0
     assert report.records_lost == 0
     assert report.deletes_lost == 0

@@ -140,7 +140,7 @@ def test_lookalike_scopes_do_not_overwrite_each_other(mem: Memory, uid: str) -> 
 
 # -- 8: message ids are compared byte for byte ---------------------------------------------
 def turn_texts(m: Memory, **scope: str) -> list[str]:
-    return [r.text for r in m.history(**scope)]
+    return [r.text for r in m.session_turns(**scope)]
 
 
 def test_message_ids_differing_in_case_are_two_messages(mem: Memory, uid: str) -> None:
@@ -279,7 +279,7 @@ def consolidated_session(m: Memory, uid: str) -> list[MemoryRecord]:
     m.remember([{"role": "user", "content": t} for t in turns], user_id=uid, session_id="s")
     ended = m.end_session(user_id=uid, session_id="s")
     assert [c.record.kind.value for c in ended.added] == ["summary"]
-    history = m.history(user_id=uid, session_id="s")
+    history = m.session_turns(user_id=uid, session_id="s")
     assert all(t.consolidated_at is not None for t in history)
     return history
 
@@ -297,7 +297,7 @@ def test_export_import_keeps_the_consolidated_mark(mem: Memory, uid: str, tmp_pa
     mem.export_jsonl(tmp_path / "e.jsonl", user_id=uid)
     with open_memory(tmp_path / "copy") as copy:
         copy.import_jsonl(tmp_path / "e.jsonl")
-        assert [t.consolidated_at for t in copy.history(user_id=uid, session_id="s")] == [
+        assert [t.consolidated_at for t in copy.session_turns(user_id=uid, session_id="s")] == [
             t.consolidated_at for t in history
         ]
         assert not copy.consolidate(user_id=uid).added
@@ -441,7 +441,9 @@ BAD_LINES: list[tuple[str, Callable[[str], str | bytes], str]] = [
     ("2**70 in metadata", lambda ln: corrupt(ln, metadata={"i": 2**70}), "64-bit"),
     ("2**70 access_count", lambda ln: corrupt(ln, access_count=2**70), "64-bit"),
     ("created_at leaves year 1 in UTC", lambda ln: corrupt(ln, created_at="0001-01-01T00:00:00+05:00"), "years 1-9999"),
-    ("metadata 40 levels deep", lambda ln: corrupt(ln, metadata=deep_dict(40)), "nested"),
+    # what an export can hold (a LangGraph store value's wrappers included) is importable; a
+    # record deeper than any export is refused
+    ("metadata 101 levels deep", lambda ln: corrupt(ln, metadata=deep_dict(101)), "nested"),
     ("JSON 100000 levels deep", lambda ln: "[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ("zero-width text", lambda ln: corrupt(ln, text="\u200b"), "visible"),
     ("invalid UTF-8", lambda ln: ln.encode()[:20] + b"\xff\xfe" + ln.encode()[20:], "UTF-8"),

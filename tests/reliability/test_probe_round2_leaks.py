@@ -109,7 +109,7 @@ def test_message_class_maps_to_its_role(cls: type, mem: Memory, uid: str) -> Non
     (back,) = history.messages
     assert back.content == text
     assert (back.type == "human") == (expected == "user")
-    turn = mem.history(user_id=uid, session_id="s")[0]
+    turn = mem.session_turns(user_id=uid, session_id="s")[0]
     assert turn.metadata["role"] == expected
     assert turn.provenance.source.value == expected
     if expected == "tool":
@@ -498,7 +498,7 @@ def test_redact_pii_reaches_every_write_path_and_leaves_nothing(tmp_path: Path) 
                 seen.append(m.get(r.id, **scope).model_dump_json())
         seen += [h.record.model_dump_json() for h in m.search("card email phone iban", **scope)]
         seen.append(m.recall("what are alice's card, email, phone and iban", **scope).text)
-    seen += [r.model_dump_json() for r in m.history(**u, session_id="s1")]
+    seen += [r.model_dump_json() for r in m.session_turns(**u, session_id="s1")]
     seen += [str(msg) for msg in history.messages]
     seen += [str(item) for item in [store.get(("prefs", "alice"), "pay")]]
     seen += [str(hit) for hit in store.search(("prefs",), query="card")]
@@ -545,7 +545,7 @@ def test_pending_extraction_is_resumed_on_open(tmp_path: Path) -> None:
         with open_memory(root, llm=reopen_llm, background=True) as again:
             again.flush()
             assert preferences(again, user_id="u") == expected
-            assert not [r for r in again.history(user_id="u", session_id="s") if r.extraction]
+            assert not [r for r in again.session_turns(user_id="u", session_id="s") if r.extraction]
         with open_memory(root) as third:  # done once: nothing is pending any more
             assert third.resume_extraction() == 0
 
@@ -562,11 +562,11 @@ def test_turns_are_marked_until_their_extraction_ran(tmp_path: Path) -> None:
             user_id="u",
             session_id="s",
         )
-        assert [r.extraction for r in m.history(user_id="u", session_id="s")] == [None] * 2
+        assert [r.extraction for r in m.session_turns(user_id="u", session_id="s")] == [None] * 2
         assert preferences(m, user_id="u") == ["User likes oolong tea"]
     with open_memory(tmp_path / "r") as m:  # rules only: nothing waits, nothing is marked
         m.remember("I love oolong tea", user_id="u", session_id="s")
-        assert m.history(user_id="u", session_id="s")[0].extraction is None
+        assert m.session_turns(user_id="u", session_id="s")[0].extraction is None
 
 
 _CHILD_REMEMBER = """
@@ -607,7 +607,9 @@ def test_killed_after_remember_returns_the_facts_appear_after_reopen(tmp_path: P
     child.wait(timeout=30)
     assert child.returncode == -signal.SIGKILL
     with open_memory(root, llm=FakeListChatModel(responses=[_TEA]), background=True) as m:
-        assert [r.text for r in m.history(user_id="u", session_id="s")] == ["I love oolong tea"]
+        assert [r.text for r in m.session_turns(user_id="u", session_id="s")] == [
+            "I love oolong tea"
+        ]
         m.flush()
         assert preferences(m, user_id="u") == ["User likes oolong tea"]
 

@@ -163,7 +163,7 @@ def test_locked_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         code, _, err = run(capsys, "--path", str(store), "list", "--user", "alice")
     finally:
-        holder.communicate("\n", timeout=60)
+        holder.communicate("\n", timeout=300)
     assert code == 2
     assert_one_line_error(err, "already open in another process", "url")
 

@@ -86,10 +86,10 @@ def test_overflow_moves_oldest_turns_to_episodic_without_losing_any(m: Memory, u
         m.remember(f"turn number {i}", user_id=user, session_id="s")
     buf = m.buffer(user_id=user, session_id="s")
     assert [r.text for r in buf] == ["turn number 4", "turn number 5", "turn number 6"]
-    hist = m.history(user_id=user, session_id="s")
+    hist = m.session_turns(user_id=user, session_id="s")
     assert [r.metadata["turn_index"] for r in hist] == list(range(7))
     assert {r.layer.value for r in hist[:4]} == {"episodic"}
-    assert m.history(user_id=user, session_id="s", limit=2)[0].text == "turn number 5"
+    assert m.session_turns(user_id=user, session_id="s", limit=2)[0].text == "turn number 5"
 
 
 def test_moving_a_turn_keeps_its_vector(m: Memory, user: str) -> None:
@@ -111,7 +111,7 @@ def test_buffer_survives_a_restart(tmp_path: Path) -> None:
     m2 = _memory(tmp_path / "s", max_turns=2)
     assert [r.text for r in m2.buffer(user_id="a", session_id="s")] == ["one", "two"]
     m2.remember("three", user_id="a", session_id="s")  # indexes continue, oldest moves on
-    hist = m2.history(user_id="a", session_id="s")
+    hist = m2.session_turns(user_id="a", session_id="s")
     assert [(r.text, r.metadata["turn_index"]) for r in hist] == [
         ("one", 0),
         ("two", 1),
@@ -126,7 +126,7 @@ def test_retried_message_ids_are_skipped(m: Memory, user: str) -> None:
     m.remember(msg, user_id=user, session_id="s")
     res = m.remember(msg, user_id=user, session_id="s")
     assert not res.added and "already remembered" in res.skipped[0].reason
-    assert len(m.history(user_id=user, session_id="s")) == 1
+    assert len(m.session_turns(user_id=user, session_id="s")) == 1
 
 
 def test_flush_buffer_and_end_session_empty_the_buffer(m: Memory, user: str) -> None:
@@ -136,7 +136,7 @@ def test_flush_buffer_and_end_session_empty_the_buffer(m: Memory, user: str) -> 
     m.remember("late turn", user_id=user, session_id="s")
     assert len(m.end_session(user_id=user, session_id="s").updated) == 1
     assert m.buffer(user_id=user, session_id="s") == []
-    assert len(m.history(user_id=user, session_id="s")) == 3
+    assert len(m.session_turns(user_id=user, session_id="s")) == 3
 
 
 def test_default_session_and_scope_errors(m: Memory, user: str) -> None:
@@ -151,7 +151,7 @@ def test_default_session_and_scope_errors(m: Memory, user: str) -> None:
     with pytest.raises(ValidationError, match="event_time"):
         m.remember("x", user_id=user, event_time="yesterday-ish")
     with pytest.raises(ValidationError, match="limit"):
-        m.history(user_id=user, limit=0)
+        m.session_turns(user_id=user, limit=0)
     assert m.count(user_id=user) == 1
 
 
@@ -159,7 +159,7 @@ def test_delete_all_resets_the_buffer_index(m: Memory, user: str) -> None:
     m.remember("to be erased", user_id=user, session_id="s")
     m.delete_all(user_id=user, purge=False)
     m.remember("fresh start", user_id=user, session_id="s")
-    hist = m.history(user_id=user, session_id="s")
+    hist = m.session_turns(user_id=user, session_id="s")
     assert [(r.text, r.metadata["turn_index"]) for r in hist] == [("fresh start", 0)]
 
 
@@ -168,7 +168,7 @@ async def test_async_shells(m: Memory, user: str) -> None:
     assert res.added
     assert [r.text for r in await m.abuffer(user_id=user, session_id="s")] == ["async hello"]
     assert len((await m.aend_session(user_id=user, session_id="s")).updated) == 1
-    assert len(await m.ahistory(user_id=user, session_id="s")) == 1
+    assert len(await m.asession_turns(user_id=user, session_id="s")) == 1
 
 
 def test_a_failed_write_stores_nothing_and_frees_the_turn_indexes(
@@ -183,9 +183,9 @@ def test_a_failed_write_stores_nothing_and_frees_the_turn_indexes(
         patch.setattr(m.store, "upsert", broken)
         with pytest.raises(StoreError):
             m.remember(["first try", "second turn"], user_id=user, session_id="s")
-    assert m.history(user_id=user, session_id="s") == []
+    assert m.session_turns(user_id=user, session_id="s") == []
     m.remember(["first try", "second turn"], user_id=user, session_id="s")
-    hist = m.history(user_id=user, session_id="s")
+    hist = m.session_turns(user_id=user, session_id="s")
     assert [(r.text, r.metadata["turn_index"]) for r in hist] == [
         ("first try", 0),
         ("second turn", 1),

@@ -112,3 +112,20 @@ def test_llamaindex_blocks_become_references() -> None:
     assert lines[0] == "the floor plan"
     assert lines[1] == "[image: https://x.org/plan.png; image/png]"
     assert lines[2].startswith("[file: sha256:") and "lease.pdf" in lines[2]
+
+
+def test_tool_output_is_labelled_and_acknowledgements_take_no_budget(fake_memory: Memory) -> None:
+    fake_memory.remember(
+        [
+            {"role": "user", "content": "Book the tabby cat cafe for 8pm"},
+            {"role": "assistant", "content": "Noted."},
+            {"role": "tool", "name": "book_table", "content": "Confirmation 4711, table for two."},
+            {"role": "assistant", "content": "Got it, thanks!"},
+        ],
+        user_id="u",
+        session_id="s1",
+    )
+    fake_memory.flush_buffer(user_id="u", session_id="s1")
+    text = fake_memory.recall("cafe booking confirmation table", user_id="u").text
+    assert "tool output (book_table): Confirmation 4711, table for two." in text
+    assert "Noted." not in text and "Got it" not in text

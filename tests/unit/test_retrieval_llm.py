@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,23 @@ class Broken(FakeListChatModel):
         raise RuntimeError("provider down")
 
 
+_RELEASE = threading.Event()
+
+
 class Slow(FakeListChatModel):
+    """Answers only after the test is over (or 60 s): later than any timeout, however loaded
+    the machine (a fixed sleep only beats a timeout by a ratio the scheduler may not keep)."""
+
     def invoke(self, *args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.5)
+        _RELEASE.wait(60)
         return super().invoke(*args, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def _release_slow_models() -> Iterator[None]:
+    _RELEASE.clear()
+    yield
+    _RELEASE.set()
 
 
 def memory(tmp_path: Path, llm: Any, **knobs: Any) -> Memory:

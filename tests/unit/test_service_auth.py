@@ -34,6 +34,24 @@ def test_a_user_key_covers_that_user_and_its_agents_and_sessions_only() -> None:
     authorize(ring.authenticate("Bearer ops-key-12345"), session_id="anything")
 
 
+def test_every_list_of_a_key_bounds_the_scope() -> None:
+    # a scope matches every record with the fields it names: leaving a bound out reaches past it
+    ring = KeyRing.from_json(KEYS)
+    team = ring.authenticate("Bearer team-key-1234")
+    with pytest.raises(PermissionDeniedError, match="name one of them as agent_id"):
+        authorize(team, user_id="a")  # would read a's memories of every agent
+    with pytest.raises(PermissionDeniedError, match="name one of them as user_id"):
+        authorize(team, agent_id="x")  # would read every user's memories of agent x
+    with pytest.raises(PermissionDeniedError):
+        authorize(team, user_id="a", session_id="s1")
+    authorize(team, user_id="a", agent_id="x", session_id="s1")
+    one = KeyRing.from_json('{"one-key-12345": {"user_ids": ["a"], "agent_ids": ["x"]}}')
+    assert default_scope(one.authenticate("Bearer one-key-12345")) == {
+        "user_id": "a",
+        "agent_id": "x",
+    }
+
+
 def test_default_scope_is_the_one_user_or_agent_a_key_covers() -> None:
     ring = KeyRing.from_json(KEYS)
     assert default_scope(ring.authenticate("Bearer alice-key-123")) == {"user_id": "alice"}
