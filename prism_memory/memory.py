@@ -568,16 +568,17 @@ class Memory:
     def purge(self) -> None:
         """Erase from disk what deletions and replacements left there.
 
-        ``delete(id)``, ``update(id, text=...)``, ``delete_by_source(...)`` (all without
-        ``purge=True``) and the LangGraph store's deletes hide data from every read at once,
+        ``delete(id)``, ``delete_by_source(...)`` (both without ``purge=True``) and the
+        LangGraph store's deletes hide data from every read at once,
         but the embedded engine keeps the old bytes in its write-ahead log and segment pages
         until they rotate. ``purge()`` rebuilds the store's files so no deleted or replaced
         text remains (cost linear in the store size; journalled, so a crash is finished on
         the next open). ``delete_all`` purges by default. On a Qdrant server its optimizer
         vacuums on its own schedule.
 
-        >>> m.update(record_id, text="new text", user_id="alice")  # doctest: +SKIP
-        >>> m.purge()  # the old text is gone from the files too  # doctest: +SKIP
+        >>> m.delete(record_id, user_id="alice")  # doctest: +SKIP
+        True
+        >>> m.purge()  # the deleted text is gone from the files too  # doctest: +SKIP
         """
         self._deletes.purge()
 

@@ -121,6 +121,17 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...] = (
 )
 
 
+def _valid_prefix(raw: str, valid: Callable[[str], bool]) -> str:
+    """The longest prefix of a grouped match ending at a group that passes ``valid``, or "":
+    the pattern's last groups may be the next word ("... 1332 on the first"), which any case
+    of letters now reads as a group."""
+    parts = raw.split(" ")
+    for k in range(len(parts) - 1, 0, -1):
+        if valid(candidate := " ".join(parts[:k])):
+            return candidate
+    return ""
+
+
 def find_pii(text: str, kinds: Iterable[str] | None = None) -> list[PiiMatch]:
     """Structured identifiers in ``text``, non-overlapping, in order of position.
 
@@ -135,11 +146,15 @@ def find_pii(text: str, kinds: Iterable[str] | None = None) -> list[PiiMatch]:
         if kind not in wanted:
             continue
         for m in pattern.finditer(text):
-            if not valid(m.group()):
+            raw = m.group()
+            if not valid(raw):
+                raw = _valid_prefix(raw, valid) if kind == "IBAN" else ""
+                if not raw:
+                    continue
+            start, end = m.start(), m.start() + len(raw)
+            if any(start < t.end and t.start < end for t in taken):
                 continue
-            if any(m.start() < t.end and t.start < m.end() for t in taken):
-                continue
-            taken.append(PiiMatch(kind, m.start(), m.end(), m.group()))
+            taken.append(PiiMatch(kind, start, end, raw))
     return sorted(taken, key=lambda t: t.start)
 
 

@@ -190,21 +190,21 @@ def test_a_refused_delete_all_leaves_no_purge_journal(
 
 def test_delete_with_purge_and_purge_take_the_text_off_the_disk(tmp_path: Path) -> None:
     root = tmp_path / "s"
-    gone, old = "CANARYdelete9k", "CANARYupdate4m"
+    gone, later = "CANARYdelete9k", "CANARYlater4m"
     with Memory(path=root, embedder=FakeEmbedder(dim=32)) as m:
         m.add_many([f"note {i}" for i in range(20)], user_id="bob")
         doomed = m.add(f"{gone} locker code", user_id="alice")
-        kept = m.add(f"{old} old address", user_id="alice")
+        second = m.add(f"{later} old address", user_id="alice")
         m.flush()
         assert files_containing(root, gone)
         assert m.delete(doomed.id, user_id="alice", purge=True)
         assert files_containing(root, gone) == []
-        m.update(kept.id, text="new address", user_id="alice")
+        assert m.delete(second.id, user_id="alice")  # hidden at once, on disk until a purge
         m.flush()
         m.purge()
-        assert files_containing(root, old) == []
+        assert files_containing(root, later) == []
         assert m.count(user_id="bob") == 20
-    assert files_containing(root, gone) == [] and files_containing(root, old) == []
+    assert files_containing(root, gone) == [] and files_containing(root, later) == []
 
 
 def test_cli_delete_with_purge_erases_the_text(tmp_path: Path) -> None:

@@ -66,6 +66,18 @@ def test_identifiers_of_any_script_or_case_are_redacted(text: str) -> None:
     assert "@" not in out and "3704" not in out and "5698" not in out
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pay the rent to IBAN ES9121000418450200051332 on the first.",
+        "iban de89 3704 0044 0532 0130 00 on monday",
+    ],
+)
+def test_a_word_after_an_iban_does_not_hide_it(text: str) -> None:
+    """Any-case groups may read the next word as a group; the checksum decides where it ends."""
+    assert "[IBAN]" in redact(text) and " on " in redact(text)
+
+
 def test_ordinary_text_is_not_taken_for_an_identifier() -> None:
     for text in ("route ab12 cdef ghij klmn", "meet at 10@home", "version de12 was fine"):
         assert redact(text) == text
