@@ -36,6 +36,7 @@ NOT_MIRRORED = {
     "llm",
     "store",
     "embedder",
+    "cjk_embedder",
     "sparse",
     "background_errors",
     "access_log",
