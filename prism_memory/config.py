@@ -433,6 +433,14 @@ class PrismConfig(_Section):
         description="fastembed model name; the default resolves to the packaged offline int8 model.",
     )
     embedding_batch_size: int = Field(default=16, ge=1, le=1024)
+    cjk_embedding_model: str | None = Field(
+        default="auto",
+        description="Multilingual embedder of the 'dense_cjk' vector, computed only for texts "
+        "and queries holding Chinese, Japanese or Korean characters: 'auto' (the default) uses "
+        "'use-multilingual-v3' when prism-memory[zh] is installed and nothing otherwise; "
+        "'use-multilingual-v3' requires it; None never adds the vector. Fixed when a store is "
+        "created (docs/multilingual.md).",
+    )
     store: StoreConfig = Field(default_factory=StoreConfig)
     buffer: BufferConfig = Field(default_factory=BufferConfig)
     extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)

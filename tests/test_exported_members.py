@@ -35,6 +35,7 @@ PRISM_MEMORY_ALL = [
     "Memory",
     "MemoryContext",
     "MemoryRecord",
+    "MemoryVersion",
     "NotFoundError",
     "PermissionDeniedError",
     "PrismConfig",

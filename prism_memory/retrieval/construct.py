@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -119,9 +119,14 @@ def score_candidates(
     buffer_session: str | None,
     trace: RecallTrace,
     as_of: datetime | None = None,
+    calibrate: Callable[[float], float] | None = None,
 ) -> list[Scored]:
     """Parse and score the fused pool (best first). Records that must not be shown are cut;
-    ``as_of``: a state valid at that time is shown even if it was superseded since."""
+    ``as_of``: a state valid at that time is shown even if it was superseded since.
+
+    The cosine of a candidate is its best score on the dense routes (cosines in
+    ``query_vector``'s space), else the cosine of its vector, put on the reference scale by
+    ``calibrate`` (``retrieval/calibration.py``) before it meets any threshold."""
     if not candidates:
         return []
     top = max(c.fused for c in candidates) or 1.0
@@ -151,6 +156,8 @@ def score_candidates(
         cos = max(dense_scores) if dense_scores else None
         if cos is None and vec is not None and len(query_vector) == vec.shape[0]:
             cos = float(np.dot(vec, np.asarray(query_vector, dtype=np.float32)))
+        if cos is not None and calibrate is not None:
+            cos = calibrate(cos)
         parts = ScoreParts(
             semantic=semantic_score(c.fused / top, cos, config.semantic_mix),
             fresh=freshness(record.time, now, config.freshness_half_life_days),

@@ -44,15 +44,18 @@ from pydantic import TypeAdapter
 
 from .._validation import check_text, check_utc
 from ..config import RetrievalConfig
+from ..embeddings import Embedder
 from ..engine import Engine, WriteEvent
 from ..errors import ValidationError
 from ..records import MemoryRecord, Scope, ScoredRecord, utcnow
+from ..sparse import has_cjk
 from ..stores import parse_filters
-from ..stores.base import RouteQuery, hybrid_routes
+from ..stores.base import CJK_VECTOR, DENSE_VECTOR, RouteQuery, hybrid_routes
 from ..stores.filters import Condition, RecordFilter
 from ..tokens import count_tokens
 from .access import AccessLog
 from .cache import RecallCache
+from .calibration import Calibration, calibration_for
 from .construct import Scored, pack, prism_total, score_candidates, select
 from .context import MemoryContext, RecallTrace, in_thread, thread_signature
 from .fusion import Candidate, fuse, scored_records, with_payloads
@@ -77,7 +80,7 @@ class RecallPipeline:
         cfg = engine.config.retrieval
         self.intents = IntentRegistry()
         self.recall_cache = RecallCache(cfg.cache_size, cfg.cache_ttl_s)
-        self._qvecs: OrderedDict[str, list[float]] = OrderedDict()
+        self._qvecs: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
         self.names = ScopeNames(engine.store, engine.visible_filter)
         self._read_lock = threading.Lock()
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
@@ -114,15 +117,17 @@ class RecallPipeline:
         self.recall_cache.invalidate(event.scope)
         self.names.on_write(event.scope, event.inserted)
 
-    def _query_vector(self, query: str) -> list[float]:
+    def _query_vector(self, query: str, embedder: Embedder | None = None) -> list[float]:
+        emb = embedder or self.engine.embedder
+        key = (emb.name, query)
         with self._read_lock:
-            vec = self._qvecs.get(query)
+            vec = self._qvecs.get(key)
             if vec is not None:
-                self._qvecs.move_to_end(query)
+                self._qvecs.move_to_end(key)
                 return vec
-        vec = self.engine.embedder.embed_query(query)
+        vec = emb.embed_query(query)
         with self._read_lock:
-            self._qvecs[query] = vec
+            self._qvecs[key] = vec
             while len(self._qvecs) > _QVEC_CACHE:
                 self._qvecs.popitem(last=False)
         return vec
@@ -160,19 +165,24 @@ class RecallPipeline:
         vectors: Mapping[str, list[float]],
         cfg: RetrievalConfig,
         intent: Intent,
+        embedder: Embedder,
+        cal: Calibration,
     ) -> None:
-        """Scale each spoken record's score by :func:`informativeness` and re-rank."""
+        """Scale each spoken record's score by :func:`informativeness` of its calibrated
+        cosine to its speaker's name alone (``vectors`` are ``embedder``'s), and re-rank."""
         spoken = [x for x in scored if x.record.speaker and x.record.id in vectors]
         if not spoken:
             return
         names = sorted({str(x.record.speaker) for x in spoken})
-        name_vecs = np.asarray([self._query_vector(f"{n}:") for n in names], dtype=np.float32)
+        name_vecs = np.asarray(
+            [self._query_vector(f"{n}:", embedder) for n in names], dtype=np.float32
+        )
         rows = np.asarray([vectors[x.record.id] for x in spoken], dtype=np.float32)
         which = np.asarray([names.index(str(x.record.speaker)) for x in spoken])
         cosines = np.einsum("ij,ij->i", rows, name_vecs[which])
         weights = {**cfg.weights, **intent.weights}
         for x, cos in zip(spoken, cosines.tolist()):
-            factor = informativeness(cos, cfg.speaker_only_penalty)
+            factor = informativeness(cal(cos), cfg.speaker_only_penalty)
             # only the similarity is inflated by the speaker's name: task, utility, importance
             # and freshness keep their full weight
             x.parts.semantic *= factor
@@ -291,12 +301,18 @@ class RecallPipeline:
         resolved = self._resolve_intent(query, intent, long_scope, cfg, now)
         trace.intent = resolved.model_dump(mode="json")
         t1 = time.perf_counter()
-        qvec = self._query_vector(query)
+        # a query holding CJK characters is embedded by the store's CJK embedder: the dense
+        # routes search the dense_cjk vectors and candidates are scored in that embedder's
+        # space (docs/multilingual.md); any other query by the main embedder
+        cjk_emb = self.engine.cjk_embedder if has_cjk(query) else None
+        cvec = self._query_vector(query, cjk_emb) if cjk_emb is not None else None
+        qvec = cvec if cvec is not None else self._query_vector(query)
         t2 = time.perf_counter()
         plan = plan_routes(
             intent=resolved,
             config=cfg,
             dense=qvec,
+            cjk=cvec,
             sparse=self.engine.sparse.query(query),
             base_filter=(
                 self.engine.as_of_filter(when) if when is not None else self.engine.visible_filter()
@@ -312,17 +328,25 @@ class RecallPipeline:
         candidates = fuse(
             results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None
         )
-        candidates, vectors = _filled(_pool(candidates, cfg.pool_size), store, long_scope)
+        space = CJK_VECTOR if cvec is not None else DENSE_VECTOR
+        candidates, vectors = _filled(_pool(candidates, cfg.pool_size), store, long_scope, space)
+        if cvec is not None:
+            for cand in candidates:
+                cand.vector = vectors.get(cand.id)
+        svec = cvec if cvec is not None else qvec
+        space_emb = cjk_emb if cjk_emb is not None else self.engine.embedder
+        cal = calibration_for(space_emb, "cjk" if cvec is not None else "en")
         t3 = time.perf_counter()
         scored = score_candidates(
             candidates,
-            qvec,
+            svec,
             resolved,
             cfg,
             now=now,
             buffer_session=plan.buffer_session,
             trace=trace,
             as_of=when,
+            calibrate=cal,
         )
         if thread_session is not None or thread:  # the prompt shows these already
             for x in scored:
@@ -332,7 +356,7 @@ class RecallPipeline:
         spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
         if (cfg.dedup_vectors or spoken) and scored:
             if spoken:
-                self._weigh_informativeness(scored, vectors, cfg, resolved)
+                self._weigh_informativeness(scored, vectors, cfg, resolved, space_emb, cal)
             if cfg.dedup_vectors:
                 for x in scored:
                     vec = vectors.get(x.record.id)
@@ -345,18 +369,19 @@ class RecallPipeline:
                 long_scope,
                 plan.base_filter,
                 cfg,
-                qvec,
+                svec,
                 resolved,
                 now,
                 plan.buffer_session,
                 trace,
+                cal,
             )
         items, text, tokens = pack(selected, query=query, budget_tokens=budget_tokens, config=cfg)
         missing = [i.record.id for i in items if i.record.id not in vectors]
         if missing:
-            vectors.update(self.engine.store.get_vectors(missing, long_scope))
+            vectors.update(_vectors(self.engine.store, missing, long_scope, space))
         for item in items:
-            item.relevance = relevance(qvec, vectors.get(item.record.id))
+            item.relevance = relevance(svec, vectors.get(item.record.id))
         t4 = time.perf_counter()
         shown = {i.record.id for i in items}
         for c in trace.candidates:
@@ -418,6 +443,7 @@ class RecallPipeline:
         now: datetime,
         buffer_session: str | None,
         trace: RecallTrace,
+        cal: Calibration | None = None,
     ) -> list[Scored]:
         """Add neighbouring turns of short top episodic hits (they need their context)."""
         have = {s.record.id for s in selected}
@@ -468,7 +494,14 @@ class RecallPipeline:
         if not extra:
             return selected
         scored = score_candidates(
-            extra, qvec, intent, cfg, now=now, buffer_session=buffer_session, trace=trace
+            extra,
+            qvec,
+            intent,
+            cfg,
+            now=now,
+            buffer_session=buffer_session,
+            trace=trace,
+            calibrate=cal,
         )
         for s in scored:
             src = parent[s.record.id]
@@ -542,14 +575,27 @@ def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:
 
 
 def _filled(
-    candidates: list[Candidate], store: Any, scope: Scope
+    candidates: list[Candidate], store: Any, scope: Scope, vector: str = DENSE_VECTOR
 ) -> tuple[list[Candidate], dict[str, list[float]]]:
     """The pool with each record's payload, and the pool's dense vectors, fetched in one call:
     the routes ran without payloads (loading them is most of a route's cost when records are
     long, and most hits do not make the pool). A record deleted in between is left out."""
-    points = store.get_points([c.id for c in candidates], scope)
+    ids = [c.id for c in candidates]
+    # a store of the caller's written before named vectors other than dense: no keyword
+    points = (
+        store.get_points(ids, scope)
+        if vector == DENSE_VECTOR
+        else store.get_points(ids, scope, vector=vector)
+    )
     vectors = {i: p.vector for i, p in points.items() if p.vector}
     return with_payloads(candidates, points), vectors
+
+
+def _vectors(store: Any, ids: list[str], scope: Scope, vector: str) -> dict[str, list[float]]:
+    """``store.get_vectors`` of the named vector (the keyword only when it is not ``dense``)."""
+    if vector == DENSE_VECTOR:
+        return dict(store.get_vectors(ids, scope))
+    return dict(store.get_vectors(ids, scope, vector=vector))
 
 
 def _pool(candidates: list[Candidate], size: int) -> list[Candidate]:

@@ -4,7 +4,10 @@ Design:
 - Hard filters only for what must hold: scope (the store adds it), current records
   (``status=active``: supersession closes a record), trust (quarantined never returned), and
   the intent's fields only when ``strictness`` >= 0.5. Everything else is a soft signal.
-- Routes, all sent in one ``query_routes`` call: ``dense`` and ``bm25`` over the scope;
+- Routes, all sent in one ``query_routes`` call: ``dense`` and ``bm25`` over the scope
+  for a query holding CJK characters every dense route searches the ``dense_cjk`` vectors
+  with the CJK embedder's query vector instead (records without CJK text have none, so
+  such a query reaches them through BM25);
   ``entity`` (dense restricted to records tagged with the query's entities); ``speaker``
   (dense restricted to the speakers named in the query); ``time`` (dense restricted to the
   query's time range); ``recent`` (newest first, in the intent's task when it has one; only
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from ..config import RetrievalConfig
 from ..records import Layer, Scope
@@ -121,23 +125,30 @@ def plan_routes(
     base_filter: RecordFilter,
     session_scope: Scope | None,
     speaker_values: Mapping[str, Sequence[str]],
+    cjk: list[float] | None = None,
 ) -> RoutePlan:
-    """Build the route list for one recall."""
+    """Build the route list for one recall (``cjk``: the query's CJK-embedder vector, for
+    a query holding CJK text on a store with ``dense_cjk`` vectors)."""
     strictness = config.strictness if intent.strictness is None else intent.strictness
     flt = base_filter & strict_filter(intent, strictness)
     enabled = set(config.routes)
     limit = config.route_limit + TIE_MARGIN
     aux_limit = config.aux_route_limit + TIE_MARGIN
     routes: list[RouteQuery] = []
+    # the query's script picks the space of every dense route: the CJK embedder's for a query
+    # holding CJK text (the main model reads most CJK characters as unknown word pieces)
+    space: Literal["dense", "dense_cjk"] = "dense_cjk" if cjk is not None else "dense"
+    if cjk is not None:
+        dense = cjk
     if "dense" in enabled:
-        routes.append(RouteQuery("dense", "dense", dense, limit))
+        routes.append(RouteQuery("dense", space, dense, limit))
     if "bm25" in enabled and sparse:
         routes.append(RouteQuery("bm25", "bm25", sparse, limit))
     if "entity" in enabled and intent.entities:
         routes.append(
             RouteQuery(
                 "entity",
-                "dense",
+                space,
                 dense,
                 aux_limit,
                 RecordFilter.any_of("entity_keys", list(intent.entities)),
@@ -148,7 +159,7 @@ def plan_routes(
         routes.append(
             RouteQuery(
                 "speaker",
-                "dense",
+                space,
                 dense,
                 aux_limit,
                 RecordFilter.any_of("speaker", values),
@@ -158,7 +169,7 @@ def plan_routes(
         time_flt = strict_filter(
             Intent(time_range=intent.time_range), STRICT_AT
         )  # the range alone, as a route filter
-        routes.append(RouteQuery("time", "dense", dense, aux_limit, time_flt))
+        routes.append(RouteQuery("time", space, dense, aux_limit, time_flt))
     if "recent" in enabled and (intent.recency or intent.task_id):
         recent_flt = RecordFilter.eq("task_id", intent.task_id) if intent.task_id else None
         routes.append(

@@ -10,6 +10,10 @@ Design:
   question's form says what answers it (``answer_kind``: a number for "how many", a date for
   "when", a name for "who"), a sentence on its subject holding such a token ranks as if it
   matched one more, the heaviest, query term.
+- Script-aware: a run of CJK characters (no spaces between words) contributes its character
+  bigrams as terms, the keyword route's unit (``prism_memory.sparse``), and a sentence also
+  ends at a full-width 。！？ without a following space. Text without CJK characters gets
+  exactly the terms and sentences it got before.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
+from ..sparse import has_cjk
 from ..tokens import count_tokens
 
 __all__ = [
@@ -177,7 +182,7 @@ STOPWORDS = frozenset(
     ]
 )
 _WORD = re.compile(r"[a-z][a-z']+|\d+(?:[.,]\d+)*")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)|(?<=[。！？])\s*(?=\S)")
 
 
 @lru_cache(maxsize=65536)
@@ -196,9 +201,15 @@ def content_terms(text: str) -> set[str]:
 
     >>> sorted(content_terms("She painted sunrises at the lake"))
     ['lake', 'paint', 'sunris']
+    >>> sorted(content_terms("我搬到了杭州"))
+    ['了杭', '到了', '我搬', '搬到', '杭州']
     """
     terms = set(map(_term, _WORD.findall(text.lower())))
     terms.discard("")
+    if has_cjk(text):
+        from ..sparse import cjk_bigrams
+
+        terms.update(t for t in cjk_bigrams(text).split() if has_cjk(t))
     return terms
 
 
@@ -348,5 +359,7 @@ def split_sentences(text: str) -> list[str]:
 
     >>> split_sentences("Hi! I moved. [shares an image]")
     ['Hi!', 'I moved.', '[shares an image]']
+    >>> split_sentences("我搬到了杭州。那里很美！")
+    ['我搬到了杭州。', '那里很美！']
     """
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]

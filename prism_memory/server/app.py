@@ -23,10 +23,10 @@ import logging
 from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
-from ..errors import AuthenticationError, PrismError, ValidationError
+from ..errors import AuthenticationError, PermissionDeniedError, PrismError, ValidationError
 from ..memory import Memory
 from ..wire import error_to_json, status_of
-from .auth import KeyRing, check_bind
+from .auth import KeyRing, check_bind, is_loopback
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
@@ -92,6 +92,33 @@ def _mcp_asgi(memory: Memory, keys: KeyRing | None, host: str) -> tuple[Any, Any
             await endpoint(scope, receive, send)
 
     return Guarded(), manager
+
+
+class _LoopbackHostOnly:
+    """Open mode (no keys, loopback only): answer only requests addressed to a loopback host.
+    A web page cannot reach a loopback port by its own name, but DNS rebinding makes its name
+    resolve to 127.0.0.1; its requests then carry its own ``Host``, which this refuses (every
+    caller is admin in open mode)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers", []))
+            host = headers.get(b"host", b"").decode("latin-1")
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if not is_loopback(name.strip("[]")):
+                from starlette.responses import JSONResponse
+
+                exc = PermissionDeniedError(
+                    f"this server runs without API keys and answers only requests addressed to "
+                    f"a loopback host, not {host!r}; call it as 127.0.0.1 or localhost, or "
+                    "start it with --api-keys"
+                )
+                await JSONResponse(error_to_json(exc), status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class _AnswerUnexpected:
@@ -234,6 +261,8 @@ def create_app(
     # Starlette re-raises after such a handler, and uvicorn then drops the connection, so a
     # keep-alive client's next call failed with a reset
     app.add_middleware(_AnswerUnexpected)
+    if keys is None:
+        app.add_middleware(_LoopbackHostOnly)
 
     app.include_router(routes.router)
     app.include_router(inspector.router)

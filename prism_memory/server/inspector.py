@@ -109,7 +109,7 @@ def _page(
             "scope_label": label,
             "scope_fields": list(scope.items()),
             "qs": _qs(scope),
-            "flash": request.query_params.get("done"),
+            "flash": _FLASH.get(request.query_params.get("done", "")),
             **context,
         },
         status_code=status,
@@ -159,10 +159,18 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == request.headers.get("host")
 
 
-def _done(path: str, scope: ScopeKwargs, message: str) -> RedirectResponse:
-    return RedirectResponse(
-        path + "?" + urlencode({**dict(scope), "done": message}), status_code=303
-    )
+#: what a change's redirect (``?done=<code>``) shows; a link can name only these, so no other
+#: site can put its own words in the inspector's status line
+_FLASH = {
+    "Saved": "Saved.",
+    "Deleted": "Deleted.",
+    "Gone": "It was already gone.",
+    "Released": "Released: it is recalled again.",
+}
+
+
+def _done(path: str, scope: ScopeKwargs, code: str) -> RedirectResponse:
+    return RedirectResponse(path + "?" + urlencode({**dict(scope), "done": code}), status_code=303)
 
 
 # -- login ----------------------------------------------------------------------------------
@@ -398,7 +406,7 @@ async def edit(record_id: str, request: Request) -> Response:
             layers=_LAYERS,
             kinds=_KINDS,
         )
-    return _done(f"/memories/{record_id}", scope, "Saved.")
+    return _done(f"/memories/{record_id}", scope, "Saved")
 
 
 @router.post("/memories/{record_id}/delete")
@@ -418,7 +426,7 @@ def delete(record_id: str, request: Request) -> Response:
             error="cross-site form refused",
         )
     deleted = _memory(request).delete(record_id, **scope)
-    return _done("/memories", scope, "Deleted." if deleted else "It was already gone.")
+    return _done("/memories", scope, "Deleted" if deleted else "Gone")
 
 
 @router.get("/recall", response_class=HTMLResponse)
@@ -521,7 +529,7 @@ def release(record_id: str, request: Request) -> Response:
             error=str(exc),
             rows=[],
         )
-    return _done("/quarantine", scope, "Released: it is recalled again.")
+    return _done("/quarantine", scope, "Released")
 
 
 @router.get("/stats", response_class=HTMLResponse)

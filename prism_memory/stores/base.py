@@ -2,7 +2,9 @@
 
 Design:
 - A store holds ``MemoryRecord`` payloads with two named vectors: ``dense`` (cosine) and
-  ``bm25`` (sparse, IDF modifier). Every operation takes a :class:`Scope`; the engine ANDs it
+  ``bm25`` (sparse, IDF modifier), and in a store created with a CJK embedder a third,
+  ``dense_cjk`` (cosine), present only on records whose text holds CJK characters
+  (docs/multilingual.md). Every operation takes a :class:`Scope`; the engine ANDs it
   into the filter itself, so isolation never depends on the caller remembering to filter.
 - Retrieval is expressed as *routes* (:class:`RouteQuery`): one vector search or ordering each,
   all sent to the engine in one batch. Per-route hit lists come back so the caller can fuse them
@@ -27,6 +29,7 @@ from .filters import RecordFilter
 
 __all__ = [
     "BM25_VECTOR",
+    "CJK_VECTOR",
     "DENSE_VECTOR",
     "MemoryStore",
     "PointData",
@@ -40,6 +43,8 @@ __all__ = [
 
 DENSE_VECTOR = "dense"
 BM25_VECTOR = "bm25"
+#: the multilingual vector of records with CJK text (stores created with a CJK embedder)
+CJK_VECTOR = "dense_cjk"
 
 # payload fields with a keyword index on both engines
 KEYWORD_INDEXES: tuple[str, ...] = (
@@ -72,6 +77,8 @@ class PointData:
     record: MemoryRecord
     dense: list[float]
     sparse: SparseVec
+    #: the CJK embedder's vector (records with CJK text, in a store that has ``dense_cjk``)
+    cjk: list[float] | None = None
 
 
 @dataclass
@@ -83,7 +90,7 @@ class RouteQuery:
     """
 
     name: str
-    using: Literal["dense", "bm25", "order"]
+    using: Literal["dense", "dense_cjk", "bm25", "order"]
     vector: list[float] | SparseVec | None = None
     limit: int = 64
     filter: RecordFilter | None = None
@@ -130,7 +137,9 @@ class MemoryStore(Protocol):
         self, ids: Sequence[str], scope: Scope, *, with_vectors: bool = False
     ) -> list[MemoryRecord]: ...
 
-    def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]: ...
+    def get_vectors(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, list[float]]: ...
 
     def delete(self, ids: Sequence[str], scope: Scope) -> int: ...
 
@@ -165,7 +174,9 @@ class MemoryStore(Protocol):
         with_payload: bool = True,
     ) -> dict[str, list[RouteHit]]: ...
 
-    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]: ...
+    def get_points(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, RouteHit]: ...
 
     def hybrid_query(
         self,
@@ -207,21 +218,45 @@ def in_scope(payload: Mapping[str, Any] | None, allowed: Mapping[str, Any]) -> b
     return all(got.get(k) == v for k, v in allowed.items())
 
 
-def scoped_points(got: Iterable[Any], scope: Scope) -> dict[str, RouteHit]:
-    """Points an engine retrieved by id, as hits with score 0 (payload and dense vector),
-    keeping only those of ``scope``: what ``get_points`` returns on every engine."""
+def scoped_points(
+    got: Iterable[Any], scope: Scope, vector: str = DENSE_VECTOR
+) -> dict[str, RouteHit]:
+    """Points an engine retrieved by id, as hits with score 0 (payload and the named
+    vector), keeping only those of ``scope``: what ``get_points`` returns on every engine."""
     allowed = scope.as_dict()
     out: dict[str, RouteHit] = {}
     for r in got:
         payload = r.payload or {}
         if in_scope(payload, allowed):
-            vec = r.vector.get(DENSE_VECTOR) if isinstance(r.vector, dict) else None
+            vec = r.vector.get(vector) if isinstance(r.vector, dict) else None
             out[str(r.id)] = RouteHit(str(r.id), 0.0, payload, list(vec) if vec else None)
     return out
 
 
 class StoreBase(ABC):
     """Logic shared by the engines; subclasses implement the primitive operations."""
+
+    #: size of the ``dense_cjk`` vector (0: the store has none) and the embedder that made it
+    _cjk_dim: int = 0
+    _cjk_embedder: str = ""
+
+    @property
+    def cjk_dim(self) -> int:
+        """Size of the store's ``dense_cjk`` vectors; 0 when it was created without one."""
+        return self._cjk_dim
+
+    @property
+    def cjk_embedder(self) -> str:
+        """Name of the embedder of the store's ``dense_cjk`` vectors ("" without one)."""
+        return self._cjk_embedder
+
+    def _runnable(self, r: RouteQuery) -> bool:
+        """Whether a route can run: a BM25 query with terms, a CJK route on a store with it."""
+        if r.using == "bm25":
+            return bool(r.vector)
+        if r.using == CJK_VECTOR:
+            return self._cjk_dim > 0 and bool(r.vector)
+        return True
 
     @abstractmethod
     def _scroll(
@@ -263,13 +298,19 @@ class StoreBase(ABC):
         long."""
 
     @abstractmethod
-    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]:
-        """Payload and dense vector of each record of ``ids`` in ``scope`` (missing ids and
-        records of other scopes left out), as hits with score 0."""
+    def get_points(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, RouteHit]:
+        """Payload and ``vector`` (the named vector; ``dense`` by default) of each record of
+        ``ids`` in ``scope`` (missing ids and records of other scopes left out), as hits with
+        score 0."""
 
     @abstractmethod
-    def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
-        """The dense vectors of the records ``ids`` in ``scope`` (missing ids left out)."""
+    def get_vectors(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, list[float]]:
+        """The ``vector`` vectors (``dense`` by default) of the records ``ids`` in ``scope``
+        (missing ids and records without that vector left out)."""
 
     def hybrid_query(
         self,

@@ -31,8 +31,10 @@ from typing import Any, TypeVar, cast
 
 from ..errors import EmbeddingDimensionError, PrismError, StoreError, StoreLockedError
 from ..records import MemoryRecord, Scope, is_record_id
+from ..sparse import SPARSE_VERSION
 from .base import (
     BM25_VECTOR,
+    CJK_VECTOR,
     DATETIME_FIELDS,
     DATETIME_INDEXES,
     DENSE_VECTOR,
@@ -177,8 +179,11 @@ class EdgeStore(StoreBase):
         hnsw_m: int = 16,
         hnsw_ef_construct: int = 100,
         min_free_mb: int = 256,
+        cjk_dim: int = 0,
+        cjk_embedder: str = "",
     ) -> None:
         self.path = Path(path)
+        self._cjk_dim, self._cjk_embedder = cjk_dim, cjk_embedder
         self._min_free_mb = min_free_mb
         self._dim = dim
         self._optimize_after = optimize_after
@@ -196,6 +201,7 @@ class EdgeStore(StoreBase):
             ) from None
         meta_path = self.path / _META
         shard_path = self.path / "shard"
+        self._sparse_version = SPARSE_VERSION
         if meta_path.exists():
             try:
                 meta = json.loads(meta_path.read_text())
@@ -206,6 +212,12 @@ class EdgeStore(StoreBase):
                     f"{meta_path} is unreadable ({exc}); it records the store's vector size. "
                     f'Restore it, or write {{"dim": <embedder dim>}} into it to reopen the store'
                 ) from None
+            # a store written before CJK bigrams keeps the word tokenizer (sparse.py)
+            self._sparse_version = int(meta.get("sparse", 1))
+            # the CJK vector is part of the store's layout: what the store has decides
+            cjk: dict[str, Any] = meta["cjk"] if isinstance(meta.get("cjk"), dict) else {}
+            self._cjk_dim = int(cjk.get("dim", 0))
+            self._cjk_embedder = str(cjk.get("embedder", ""))
             if int(meta.get("dim", dim)) != dim:
                 raise EmbeddingDimensionError(
                     f"the store at {self.path} holds {meta['dim']}-dimensional vectors "
@@ -214,7 +226,14 @@ class EdgeStore(StoreBase):
                     "new path (or export_jsonl + import_jsonl to re-embed)"
                 )
         config = q.EdgeConfig(
-            vectors={DENSE_VECTOR: q.EdgeVectorParams(size=dim, distance=q.Distance.Cosine)},
+            vectors={
+                DENSE_VECTOR: q.EdgeVectorParams(size=dim, distance=q.Distance.Cosine),
+                **(
+                    {CJK_VECTOR: q.EdgeVectorParams(size=self._cjk_dim, distance=q.Distance.Cosine)}
+                    if self._cjk_dim
+                    else {}
+                ),
+            },
             sparse_vectors={BM25_VECTOR: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
             hnsw_config=q.HnswIndexConfig(
                 m=hnsw_m,
@@ -266,7 +285,21 @@ class EdgeStore(StoreBase):
             self._complete_purge()
         if not meta_path.exists():
             tmp = meta_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"dim": dim, "embedder": embedder_name, "format": 1}))
+            tmp.write_text(
+                json.dumps(
+                    {
+                        "dim": dim,
+                        "embedder": embedder_name,
+                        "format": 1,
+                        "sparse": self._sparse_version,
+                        **(
+                            {"cjk": {"dim": self._cjk_dim, "embedder": self._cjk_embedder}}
+                            if self._cjk_dim
+                            else {}
+                        ),
+                    }
+                )
+            )
             os.replace(tmp, meta_path)
 
     # -- housekeeping -------------------------------------------------------------------
@@ -274,9 +307,15 @@ class EdgeStore(StoreBase):
     def dim(self) -> int:
         return self._dim
 
+    @property
+    def sparse_version(self) -> int:
+        """The BM25 tokenizer version the store's sparse vectors were written with."""
+        return self._sparse_version
+
     def _template_key(self) -> tuple[Any, ...]:
         return (
             self._dim,
+            self._cjk_dim,
             self._hnsw,
             KEYWORD_INDEXES,
             FLOAT_INDEXES,
@@ -513,6 +552,8 @@ class EdgeStore(StoreBase):
                     "store; use the embedder the store was created with"
                 )
             vector: dict[str, Any] = {DENSE_VECTOR: p.dense}
+            if p.cjk is not None and self._cjk_dim:
+                vector[CJK_VECTOR] = p.cjk
             if p.sparse:
                 vector[BM25_VECTOR] = q.SparseVector(
                     indices=p.sparse.indices, values=p.sparse.values
@@ -639,7 +680,9 @@ class EdgeStore(StoreBase):
         return [by_id[i] for i in valid if i in by_id]
 
     @_engine_call
-    def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
+    def get_vectors(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, list[float]]:
         self._check_open()
         valid = [i for i in ids if is_record_id(i)]
         if not valid:
@@ -648,24 +691,24 @@ class EdgeStore(StoreBase):
         out: dict[str, list[float]] = {}
         with self._lock:
             self._check_open()
-            got = self._shard.retrieve(
-                valid, with_payload=list(allowed), with_vector=[DENSE_VECTOR]
-            )
+            got = self._shard.retrieve(valid, with_payload=list(allowed), with_vector=[vector])
         for r in got:
-            if in_scope(r.payload, allowed) and isinstance(r.vector, dict):
-                out[str(r.id)] = list(r.vector[DENSE_VECTOR])
+            if in_scope(r.payload, allowed) and isinstance(r.vector, dict) and r.vector.get(vector):
+                out[str(r.id)] = list(r.vector[vector])
         return out
 
     @_engine_call
-    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]:
+    def get_points(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, RouteHit]:
         self._check_open()
         valid = [i for i in ids if is_record_id(i)]
         if not valid:
             return {}
         with self._lock:
             self._check_open()
-            got = self._shard.retrieve(valid, with_payload=True, with_vector=[DENSE_VECTOR])
-        return scoped_points(got, scope)
+            got = self._shard.retrieve(valid, with_payload=True, with_vector=[vector])
+        return scoped_points(got, scope, vector)
 
     @_engine_call
     def _scroll(
@@ -729,7 +772,7 @@ class EdgeStore(StoreBase):
         self._check_open()
         q = _q()
         requests = []
-        live = [r for r in routes if not (r.using == "bm25" and not r.vector)]
+        live = [r for r in routes if self._runnable(r)]
         for r in live:
             f = _filter(scope, flt, r.filter)
             with_vector: Any = [DENSE_VECTOR] if with_vectors else False
@@ -744,7 +787,8 @@ class EdgeStore(StoreBase):
                 )
             else:
                 query = q.Query.Nearest(
-                    list(r.vector) if isinstance(r.vector, list) else [], using=DENSE_VECTOR
+                    list(r.vector) if isinstance(r.vector, list) else [],
+                    using=CJK_VECTOR if r.using == CJK_VECTOR else DENSE_VECTOR,
                 )
             requests.append(
                 q.QueryRequest(

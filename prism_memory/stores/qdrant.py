@@ -17,8 +17,10 @@ from typing import Any, TypeVar
 
 from ..errors import EmbeddingDimensionError, StoreError, StoreUnavailableError
 from ..records import MemoryRecord, Scope, is_record_id
+from ..sparse import SPARSE_VERSION
 from .base import (
     BM25_VECTOR,
+    CJK_VECTOR,
     DATETIME_FIELDS,
     DATETIME_INDEXES,
     DENSE_VECTOR,
@@ -101,10 +103,14 @@ class QdrantStore(StoreBase):
         timeout_s: float = 10.0,
         embedder_name: str = "",
         client: Any = None,
+        cjk_dim: int = 0,
+        cjk_embedder: str = "",
     ) -> None:
         from qdrant_client import QdrantClient
 
         self._dim = dim
+        self._sparse_version = SPARSE_VERSION
+        self._cjk_dim, self._cjk_embedder = cjk_dim, cjk_embedder
         self.collection = collection
         self._where = url or location or "qdrant"
         self._is_server = url is not None
@@ -172,6 +178,12 @@ class QdrantStore(StoreBase):
     def dim(self) -> int:
         return self._dim
 
+    @property
+    def sparse_version(self) -> int:
+        """The BM25 tokenizer version the collection's sparse vectors were written with
+        (recorded in the collection's metadata on a server; 1 for one created before)."""
+        return self._sparse_version
+
     def _ensure_collection(self, embedder_name: str) -> None:
         m = _m()
         c = self._client
@@ -188,6 +200,12 @@ class QdrantStore(StoreBase):
                     f"collection {self.collection!r} at {self._where} was not created by PRISM (no "
                     "'dense' vector); pass another collection name via PrismConfig.store.collection"
                 )
+            meta = getattr(info.config, "metadata", None) or {}
+            self._sparse_version = int(meta.get("prism_sparse", 1))
+            # the CJK vector is part of the collection's layout: what it has decides
+            cjk = vectors.get(CJK_VECTOR)
+            self._cjk_dim = int(cjk.size) if cjk is not None else 0
+            self._cjk_embedder = str(meta.get("prism_cjk_embedder", "")) if cjk else ""
             if size != self._dim:
                 raise EmbeddingDimensionError(
                     f"collection {self.collection!r} at {self._where} holds {size}-dimensional "
@@ -198,10 +216,19 @@ class QdrantStore(StoreBase):
         c.create_collection(
             self.collection,
             vectors_config={
-                DENSE_VECTOR: m.VectorParams(size=self._dim, distance=m.Distance.COSINE)
+                DENSE_VECTOR: m.VectorParams(size=self._dim, distance=m.Distance.COSINE),
+                **(
+                    {CJK_VECTOR: m.VectorParams(size=self._cjk_dim, distance=m.Distance.COSINE)}
+                    if self._cjk_dim
+                    else {}
+                ),
             },
             sparse_vectors_config={BM25_VECTOR: m.SparseVectorParams(modifier=m.Modifier.IDF)},
-            metadata={"prism_embedder": embedder_name} if self._is_server else None,
+            metadata={
+                "prism_embedder": embedder_name,
+                "prism_sparse": SPARSE_VERSION,
+                "prism_cjk_embedder": self._cjk_embedder if self._cjk_dim else "",
+            },
         )
         if not self._is_server:
             return  # local mode ignores payload indexes (and warns about each one)
@@ -251,6 +278,8 @@ class QdrantStore(StoreBase):
                     "collection; use the embedder the collection was created with"
                 )
             vector: dict[str, Any] = {DENSE_VECTOR: p.dense}
+            if p.cjk is not None and self._cjk_dim:
+                vector[CJK_VECTOR] = p.cjk
             if p.sparse:
                 vector[BM25_VECTOR] = m.SparseVector(
                     indices=p.sparse.indices, values=p.sparse.values
@@ -309,7 +338,9 @@ class QdrantStore(StoreBase):
         }
         return [by_id[i] for i in valid if i in by_id]
 
-    def get_vectors(self, ids: Sequence[str], scope: Scope) -> dict[str, list[float]]:
+    def get_vectors(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, list[float]]:
         valid = [i for i in ids if is_record_id(i)]
         if not valid:
             return {}
@@ -319,15 +350,17 @@ class QdrantStore(StoreBase):
             self.collection,
             ids=valid,
             with_payload=list(allowed),
-            with_vectors=[DENSE_VECTOR],
+            with_vectors=[vector],
         )
         out: dict[str, list[float]] = {}
         for r in got:
-            if in_scope(r.payload, allowed) and isinstance(r.vector, dict):
-                out[str(r.id)] = list(r.vector[DENSE_VECTOR])
+            if in_scope(r.payload, allowed) and isinstance(r.vector, dict) and r.vector.get(vector):
+                out[str(r.id)] = list(r.vector[vector])
         return out
 
-    def get_points(self, ids: Sequence[str], scope: Scope) -> dict[str, RouteHit]:
+    def get_points(
+        self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
+    ) -> dict[str, RouteHit]:
         valid = [i for i in ids if is_record_id(i)]
         if not valid:
             return {}
@@ -336,9 +369,9 @@ class QdrantStore(StoreBase):
             self.collection,
             ids=valid,
             with_payload=True,
-            with_vectors=[DENSE_VECTOR],
+            with_vectors=[vector],
         )
-        return scoped_points(got, scope)
+        return scoped_points(got, scope, vector)
 
     def _scroll(
         self, scope: Scope | None, flt: RecordFilter | None, *, limit: int, cursor: str | None
@@ -386,7 +419,7 @@ class QdrantStore(StoreBase):
         with_payload: bool = True,
     ) -> dict[str, list[RouteHit]]:
         m = _m()
-        live = [r for r in routes if not (r.using == "bm25" and not r.vector)]
+        live = [r for r in routes if self._runnable(r)]
         requests = []
         for r in live:
             f = _filter(scope, flt, r.filter)
@@ -412,7 +445,7 @@ class QdrantStore(StoreBase):
                 using = BM25_VECTOR
             else:
                 query = list(r.vector) if isinstance(r.vector, list) else []
-                using = DENSE_VECTOR
+                using = CJK_VECTOR if r.using == CJK_VECTOR else DENSE_VECTOR
             requests.append(
                 m.QueryRequest(
                     query=query,

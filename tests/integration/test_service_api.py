@@ -314,6 +314,9 @@ def test_inspector_pages_cannot_be_framed_and_a_cross_site_form_is_refused(
             r = c.get(page)
             assert r.headers["x-frame-options"] == "DENY", page
             assert "frame-ancestors 'none'" in r.headers["content-security-policy"], page
+        # a link cannot put its own words in the status line
+        r = c.get("/memories", params={"user_id": "alice", "done": "Key expired: log in at evil"})
+        assert r.status_code == 200 and "evil" not in r.text
         # a client that sends no Origin is judged by its Referer
         r = c.post(
             f"/memories/{rid}/edit?user_id=alice",

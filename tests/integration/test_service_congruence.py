@@ -18,6 +18,7 @@ from prism_memory import (
     Memory,
     NotFoundError,
     PermissionDeniedError,
+    PrismError,
     RemoteMemory,
     ScopeError,
     ValidationError,
@@ -35,6 +36,7 @@ NOT_MIRRORED = {
     "llm",
     "store",
     "embedder",
+    "cjk_embedder",
     "sparse",
     "background_errors",
     "access_log",
@@ -238,3 +240,25 @@ def test_a_tenant_key_raises_permission_denied_outside_its_scope(prism_service: 
         with pytest.raises(ValidationError):
             alice.add("", user_id="alice")
         assert alice.delete_all(user_id="alice", purge=False) >= 1
+
+
+def test_input_the_library_refuses_is_refused_alike_over_http(
+    pair: tuple[Memory, RemoteMemory], prism_service: Any
+) -> None:
+    # the client sends it as the library would receive it, so the answer is the library's error
+    # (it failed to encode on the client, with UnicodeEncodeError or ValueError)
+    remote = RemoteMemory(prism_service.url, api_key=ADMIN)
+    pair = (pair[0], remote)
+    scope = {"user_id": f"cong-{uuid.uuid4().hex[:6]}"}
+    assert _both(pair, "add", "a lone \ud800 surrogate", **scope) == ("error", "ValidationError")
+    assert _both(pair, "add", "fine", user_id="\udc00") == ("error", "ScopeError")
+    assert _both(pair, "count", user_id="\udc00") == ("error", "ScopeError")
+    assert _both(pair, "add", "fine", **scope, importance=float("nan")) == (
+        "error",
+        "ValidationError",
+    )
+    assert _both(pair, "search", "caf\u00e9 \u4e2d\u6587", **scope) == ("ok", [])
+    # and a closed client answers like a closed Memory (httpx raised RuntimeError)
+    remote.close()
+    with pytest.raises(PrismError, match="closed"):
+        remote.count(**scope)

@@ -25,7 +25,8 @@ class _Odd:
 def client() -> TestClient:
     # raise_server_exceptions: an error the app lets escape fails the test, as a server that
     # drops the connection fails the client's next call
-    return TestClient(create_app(_Odd(), mcp=False), raise_server_exceptions=True)  # type: ignore[arg-type]
+    app = create_app(_Odd(), mcp=False)  # type: ignore[arg-type]
+    return TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=True)
 
 
 def test_an_unexpected_error_is_a_json_500_without_its_traceback(client: TestClient) -> None:
@@ -44,3 +45,13 @@ def test_a_body_nested_too_deeply_is_a_validation_error(client: TestClient) -> N
     r = client.post("/v1/memories", content=deep, headers={"content-type": "application/json"})
     assert r.status_code == 422 and r.json()["error"] == "ValidationError"
     assert "JSON" in r.json()["message"]
+
+
+def test_open_mode_answers_only_requests_addressed_to_a_loopback_host(client: TestClient) -> None:
+    # DNS rebinding: a web page whose name resolves to 127.0.0.1 sends its own Host
+    for host in ("evil.example", "evil.example:8765", "192.168.1.5:8765"):
+        r = client.get("/v1/count", params={"user_id": "alice"}, headers={"host": host})
+        assert r.status_code == 403 and r.json()["error"] == "PermissionDeniedError", host
+    for host in ("localhost:8765", "127.0.0.1", "[::1]:8765"):
+        r = client.get("/v1/count", params={"user_id": "alice"}, headers={"host": host})
+        assert r.status_code == 200, host
