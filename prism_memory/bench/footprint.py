@@ -51,7 +51,7 @@ embedder_name, rounds = sys.argv[1], int(sys.argv[2])
 say("start")
 import prism_memory
 from prism_memory import FakeEmbedder, Memory
-say("import", package=os.path.dirname(prism_memory.__file__))
+say("import", package=os.path.basename(os.path.dirname(os.path.dirname(prism_memory.__file__))))
 with tempfile.TemporaryDirectory() as path:
     embedder = FakeEmbedder() if embedder_name == "fake" else None
     memory = Memory(path=os.path.join(path, "store"), embedder=embedder)
