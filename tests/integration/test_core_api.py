@@ -83,12 +83,21 @@ def test_update_re_embeds_and_keeps_the_id(any_memory: Memory) -> None:
     vec_before = m.store.get_vectors([rec.id], rec.scope)[rec.id]
     new = m.update(rec.id, user_id="alice", text="I moved to Berlin", metadata={"b": 2})
     assert new.id == rec.id and new.created_at == rec.created_at
-    assert new.updated_at > rec.updated_at and new.metadata == {"a": 1, "b": 2}
+    assert new.updated_at > rec.updated_at
+    # the caller's keys are merged; the version bookkeeping that history() reads sits beside them
+    assert {k: new.metadata[k] for k in ("a", "b")} == {"a": 1, "b": 2}
+    assert new.metadata["version"] == 2 and new.metadata["change"]["event"] == "updated"
+    assert [v.text for v in m.history(rec.id, user_id="alice")][-2:] == [
+        "I live in Porto",
+        "I moved to Berlin",
+    ]
     vec_after = m.store.get_vectors([rec.id], rec.scope)[rec.id]
     assert sum(a * b for a, b in zip(vec_before, vec_after)) < 0.95
     top = m.search("which city does she live in now, Berlin?", user_id="alice", limit=1)[0]
     assert top.id == rec.id and top.text == "I moved to Berlin"
-    assert m.count(user_id="alice") == 2
+    # two memories; the earlier text is kept as a superseded state, counted with the history
+    assert m.count(user_id="alice", include_history=False) == 2
+    assert m.count(user_id="alice") == 3
     with pytest.raises(NotFoundError):
         m.update(rec.id, user_id="bob", text="hijack")
     assert m.get(rec.id, user_id="alice").text == "I moved to Berlin"
