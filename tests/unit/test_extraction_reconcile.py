@@ -141,8 +141,14 @@ def test_user_schema_with_its_own_rule(shared: Memory, user: str) -> None:
     shared.register_schema(Hobby, key=["name"], extract=rule)
     shared.remember("I play chess on Sundays", user_id=user, session_id="s")
     shared.remember("Chess club was fun", user_id=user, session_id="s")
-    (rec,) = shared.list(user_id=user, filters={"schema": "Hobby"}, include_history=True)
+    (rec,) = shared.list(user_id=user, filters={"schema": "Hobby"})
     assert rec.fields["notes"] == ["I play chess on Sundays", "Chess club was fun"]
+    # the merge kept the state before it as a version of the same memory
+    states = shared.list(user_id=user, filters={"schema": "Hobby"}, include_history=True)
+    assert len(states) == 2 and [v.event for v in shared.history(rec.id, user_id=user)] == [
+        "added",
+        "updated",
+    ]
 
 
 def test_a_failing_user_rule_does_not_break_the_write(shared: Memory, user: str) -> None:
