@@ -169,6 +169,17 @@ _FLASH = {
 }
 
 
+def _guarded_form(request: Request, page: str) -> tuple[Principal, ScopeKwargs] | Response:
+    """:func:`_guarded` for a state-changing form: also refuses a post from another site."""
+    guard = _guarded(request, page)
+    if isinstance(guard, Response) or _same_origin(request):
+        return guard
+    principal, scope = guard
+    return _page(
+        request, "scope.html", "/", principal, scope, status=403, error="cross-site form refused"
+    )
+
+
 def _done(path: str, scope: ScopeKwargs, code: str) -> RedirectResponse:
     return RedirectResponse(path + "?" + urlencode({**dict(scope), "done": code}), status_code=303)
 
@@ -363,20 +374,10 @@ def record_page(record_id: str, request: Request) -> Response:
 
 @router.post("/memories/{record_id}/edit")
 async def edit(record_id: str, request: Request) -> Response:
-    guard = _guarded(request, "/memories")
+    guard = _guarded_form(request, "/memories")
     if isinstance(guard, Response):
         return guard
     principal, scope = guard
-    if not _same_origin(request):
-        return _page(
-            request,
-            "scope.html",
-            "/",
-            principal,
-            scope,
-            status=403,
-            error="cross-site form refused",
-        )
     form = await request.form()
     text = str(form.get("text", "")).strip() or None
     kind = str(form.get("kind", "")).strip() or None
@@ -411,20 +412,10 @@ async def edit(record_id: str, request: Request) -> Response:
 
 @router.post("/memories/{record_id}/delete")
 def delete(record_id: str, request: Request) -> Response:
-    guard = _guarded(request, "/memories")
+    guard = _guarded_form(request, "/memories")
     if isinstance(guard, Response):
         return guard
-    principal, scope = guard
-    if not _same_origin(request):
-        return _page(
-            request,
-            "scope.html",
-            "/",
-            principal,
-            scope,
-            status=403,
-            error="cross-site form refused",
-        )
+    _, scope = guard
     deleted = _memory(request).delete(record_id, **scope)
     return _done("/memories", scope, "Deleted" if deleted else "Gone")
 
@@ -502,20 +493,10 @@ def quarantine_page(request: Request) -> Response:
 
 @router.post("/quarantine/{record_id}/release")
 def release(record_id: str, request: Request) -> Response:
-    guard = _guarded(request, "/quarantine")
+    guard = _guarded_form(request, "/quarantine")
     if isinstance(guard, Response):
         return guard
     principal, scope = guard
-    if not _same_origin(request):
-        return _page(
-            request,
-            "scope.html",
-            "/",
-            principal,
-            scope,
-            status=403,
-            error="cross-site form refused",
-        )
     try:
         _memory(request).release(record_id, **scope, note="released in the inspector")
     except PrismError as exc:
