@@ -44,7 +44,7 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("store", "PrismStore._apply_puts"): "funnel",
     ("store", "PrismStore._migrate"): "funnel",
     # sigs: signatures once, the write path moving to write/
-    ("_write_path", "WritePath.remember"): "sigs",
+    ("path", "WritePath.remember"): "sigs",
     ("pipeline", "RecallPipeline.recall"): "sigs",
     ("pipeline", "RecallPipeline._expand"): "sigs",
     ("_record_api", "RecordAPI.add_many"): "sigs",
