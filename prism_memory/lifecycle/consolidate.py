@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import TypeAdapter
 
-from .._llm import call_llm
+from ..llm.client import call_llm
 from ..extraction.clauses import third_person
 from ..extraction.rules import score_importance
 from ..extraction.sentences import is_cjk, speech_act, split_sentences

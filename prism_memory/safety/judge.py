@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._llm import call_llm
+from ..llm.client import call_llm
 from .poisoning import ScreenVerdict
 
 __all__ = ["JUDGE_FROM", "JudgeVerdict", "is_borderline", "judge_with_llm", "parse_judgement"]
