@@ -41,6 +41,7 @@ BELOW_PREFIXES = (
     "prism_memory.stores",
     "prism_memory.embeddings",
     "prism_memory.safety",
+    "prism_memory.llm",
 )
 
 
