@@ -43,12 +43,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("consolidate", "consolidate_turns"): "funnel",
     ("store", "PrismStore._apply_puts"): "funnel",
     ("store", "PrismStore._migrate"): "funnel",
-    # sigs: signatures once, the write path moving to write/
-    ("path", "WritePath.remember"): "sigs",
-    ("pipeline", "RecallPipeline.recall"): "sigs",
-    ("pipeline", "RecallPipeline._expand"): "sigs",
-    ("_record_api", "RecordAPI.add_many"): "sigs",
-    ("_validation", "new_record"): "sigs",
     # extract: the rule extractors
     ("clauses", "EnglishExtractor._predicate"): "extract",
     ("clauses", "EnglishExtractor._copula_rules"): "extract",
