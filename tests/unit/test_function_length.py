@@ -82,11 +82,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("reliability", "_markdown"): "benchpkg",
     ("zh", "run"): "benchpkg",
     # stages: being split on branch stages (removed before that branch's final landing)
-    ("construct", "pack"): "stages",
-    ("construct", "score_candidates"): "stages",
-    ("fusion", "scored_records"): "stages",
-    ("routes", "plan_routes"): "stages",
-    ("text", "compress_text"): "stages",
     ("slots", "SlotMatcher.revise"): "stages",
     ("slots", "SlotMatcher._person_change"): "stages",
     ("slots", "SlotMatcher._apply"): "stages",
