@@ -81,10 +81,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("reliability", "crash_trials"): "benchpkg",
     ("reliability", "_markdown"): "benchpkg",
     ("zh", "run"): "benchpkg",
-    # stages: being split on branch stages (removed before that branch's final landing)
-    ("_normalize", "decoded_segments"): "stages",
-    ("tools", "create_memory_tools"): "stages",
-    ("postprocessor", "PrismNodePostprocessor.explain"): "stages",
 }
 
 
