@@ -356,7 +356,7 @@ class Engine:
         of ``derived`` is only a claim. Quarantine only escalates; an already quarantined
         record stays quarantined.
         """
-        from .safety.judge import is_borderline, judge_with_llm
+        from .llm.judge import is_borderline, judge_with_llm
         from .safety.poisoning import screen_batch
 
         cfg = self.config.safety

@@ -562,7 +562,7 @@ class SemanticWriter:
     # -- LLM pass -------------------------------------------------------------------------
     def llm_pass(self, turns: Sequence[MemoryRecord], scope: Scope) -> RememberResult:
         """Run the LLM extractor over user turns and write what it found (never raises)."""
-        from ..extraction.llm import LLMExtractor
+        from ..llm.extraction import LLMExtractor
 
         result = RememberResult()
         try:

@@ -47,6 +47,7 @@ from ..config import RetrievalConfig
 from ..embeddings import Embedder
 from ..engine import Engine, WriteEvent
 from ..errors import ValidationError
+from ..llm.recall import choose_strategy, compress_with_llm, parse_intent_with_llm
 from ..records import MemoryRecord, Scope, ScoredRecord, utcnow
 from ..sparse import has_cjk
 from ..stores import parse_filters
@@ -60,7 +61,6 @@ from .construct import Scored, pack, prism_total, score_candidates, select
 from .context import MemoryContext, RecallTrace, in_thread, thread_signature
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
-from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .names import ScopeNames, known_names
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .routes import plan_routes

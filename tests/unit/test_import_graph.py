@@ -25,7 +25,8 @@ FACADE = {
     "prism_memory._record_api",
     "prism_memory._delete_api",
     "prism_memory._transfer",
-    "prism_memory._write_path",
+    "prism_memory.write",
+    "prism_memory.write.path",
     "prism_memory.retrieval.pipeline",
 }
 #: what sits above the facade (tools built on Memory)
@@ -40,6 +41,7 @@ BELOW_PREFIXES = (
     "prism_memory.stores",
     "prism_memory.embeddings",
     "prism_memory.safety",
+    "prism_memory.llm",
 )
 
 
