@@ -394,10 +394,11 @@ def consolidate_turns(
         ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():
             session_scope = Scope.of(scope.user_id, scope.agent_id, session_id or None)
-            engine.store.set_payload(
+            engine.update(
                 [t.id for t in turns],
                 session_scope,
                 {"consolidated_at": _DT.dump_python(stamp, mode="json")},
+                announce=False,  # bookkeeping: what recall shows is unchanged
             )
     for rec in written:
         result.added.append(

@@ -29,8 +29,8 @@ FACADE = {
     "prism_memory.write.path",
     "prism_memory.retrieval.pipeline",
 }
-#: what sits above the facade (tools built on Memory)
-ABOVE = {"prism_memory.cli", "prism_memory.demo", "prism_memory.__main__"}
+#: what sits above the facade (tools built on Memory; RemoteMemory takes Memory's signatures)
+ABOVE = {"prism_memory.cli", "prism_memory.demo", "prism_memory.__main__", "prism_memory.remote"}
 #: the stages and the engine: they receive the engine, never the facade
 BELOW_PREFIXES = (
     "prism_memory.engine",
