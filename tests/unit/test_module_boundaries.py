@@ -26,20 +26,8 @@ REPO = Path(__file__).resolve().parents[2]
 ROOTS = ("prism_memory", "langchain_prism", "llamaindex_prism")
 
 #: (importing file stem, imported module stem, name) -> owner of the importing file this session;
-#: keyed by stems so that an entry survives a module moving (the benches leave the package)
+#: keyed by stems so that an entry survives its module moving to another folder
 ALLOWLIST: dict[tuple[str, str, str], str] = {
-    # benchpkg
-    ("longmemeval", "locomo", "_baseline_line"): "benchpkg",  # bench/longmemeval.py
-    ("longmemeval", "locomo", "_pct"): "benchpkg",  # bench/longmemeval.py
-    ("longmemeval", "locomo", "answer_recall"): "benchpkg",  # bench/longmemeval.py
-    ("longmemeval", "locomo", "baseline_rankings"): "benchpkg",  # bench/longmemeval.py
-    ("longmemeval", "locomo", "covered_turns_shown"): "benchpkg",  # bench/longmemeval.py
-    ("longmemeval", "locomo", "json_items"): "benchpkg",  # bench/longmemeval.py
-    ("longmemeval", "locomo", "pack_lines"): "benchpkg",  # bench/longmemeval.py
-    ("longmemeval", "scale", "TimedEmbedder"): "benchpkg",  # bench/longmemeval.py
-    ("zh", "locomo", "_pct"): "benchpkg",  # bench/zh.py
-    ("zh", "locomo", "baseline_rankings"): "benchpkg",  # bench/zh.py
-    ("zh", "locomo", "pack_lines"): "benchpkg",  # bench/zh.py
     # funnel
     ("engine", "_shared", "StoreIdentity"): "funnel",  # engine.py
     ("engine", "_shared", "reusable_embedder"): "funnel",  # engine.py
