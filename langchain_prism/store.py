@@ -836,7 +836,7 @@ class PrismStore(BaseStore):
         template = self.user_namespace
         if template is None:
             return
-        store = self.memory.record_store
+        records = self.memory.record_store
         earlier = parse_filters({"metadata.prism_store": _ITEM, "metadata.user_ns": {"$ne": "yes"}})
         by_ns: dict[tuple[str, ...], list[MemoryRecord]] = {}
         for r in self._pages(self._store_scope(), earlier):  # a one-time scan of the items
@@ -846,7 +846,7 @@ class PrismStore(BaseStore):
                 by_ns.setdefault(ns, []).append(r)
         for ns, items in by_ns.items():
             old_scope = Scope.of(user_id=namespace_user_id(ns), agent_id=self.agent_id)
-            vectors = store.vectors([r.id for r in items], old_scope)
+            vectors = records.vectors([r.id for r in items], old_scope)
             seq = min(int(r.metadata.get("seq") or 0) for r in items)
             moved = [
                 r.model_copy(
@@ -857,9 +857,9 @@ class PrismStore(BaseStore):
                 )
                 for r in items
             ]
-            store.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS, move=True)
+            records.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS, move=True)
             entries = [registry_record_id(self.agent_id, p, ns) for p in _prefixes(ns)]
-            store.delete(entries, self._store_scope())
+            records.delete(entries, self._store_scope())
             log.info("PrismStore: %d items of a user namespace moved to its user", len(moved))
 
     def _migrate(self) -> None:

@@ -6,7 +6,7 @@ Design:
   events), ``RecordAPI`` (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI``
   (``_delete_api.py``), ``TransferAPI`` (``_transfer.py``: JSONL export/import),
   ``VersionAPI`` (``_version_api.py``: history and restore of a memory's versions),
-  ``WritePath`` (``_write_path.py``: remember, the four layers, lifecycle) and
+  ``WritePath`` (``write/path.py``: remember, the four layers, lifecycle) and
   ``RecallPipeline`` (``retrieval/pipeline.py``: recall and search). Every part, and every
   stage below them, gets the engine; nothing below imports this module.
 - ``Memory(path=p)`` twice in one process shares one open store (reference-counted, see
@@ -32,7 +32,6 @@ from ._record_api import RecordAPI, RecordPage
 from ._transfer import ImportReport, TransferAPI
 from ._validation import new_record
 from ._version_api import VersionAPI
-from ._write_path import WritePath
 from .config import PrismConfig, RetrievalConfig
 from .embeddings import Embedder
 from .engine import Engine
@@ -50,6 +49,7 @@ from .retrieval.pipeline import RecallPipeline
 from .sparse import SparseEncoder
 from .stores import MemoryStore, RecordFilter
 from .versions import MemoryVersion
+from .write import WritePath
 
 __all__ = ["ImportReport", "Memory", "RecordPage"]
 

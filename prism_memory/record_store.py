@@ -159,12 +159,7 @@ class RecordStore:
     def delete(self, ids: Sequence[str], scope: Scope) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched); returns how many went.
         The scope's recall caches are dropped."""
-        self._engine.check_open()
-        if not ids:
-            return 0
-        n = self._engine.store.delete(list(ids), scope)
-        self._engine.notify_write(scope)
-        return n
+        return self._engine.delete(list(ids), scope)
 
     def changed(self, scope: Scope | None) -> None:
         """Tell PRISM that records of ``scope`` (``None``: any) changed outside this object,

@@ -51,7 +51,7 @@ from ..records import (
     utcnow,
 )
 from ..results import RecordChange, RememberResult
-from ..stores import PointData, RecordFilter
+from ..stores import RecordFilter
 from ..stores.filters import Condition
 from ..versions import change_note
 from .aging import link_conflicts, mark_changed_sources
@@ -329,13 +329,14 @@ class SemanticWriter:
                 merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
                 if merged_ids != current.provenance.source_ids and rid not in pending:
                     current.provenance.source_ids = merged_ids[-MAX_SOURCE_IDS:]
-                    self.engine.store.set_payload(
+                    self.engine.update(
                         [rid],
                         scope,
                         {
                             "source_ids": current.provenance.source_ids,
                             "provenance": current.provenance.model_dump(mode="json"),
                         },
+                        announce=False,  # the batch's write announces it
                     )
                 result.skipped.append(RecordChange(current, outcome.reason))
                 continue
@@ -484,7 +485,7 @@ class SemanticWriter:
         old.valid_to = max(when, old.valid_from or when)
         old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
         old.metadata = {**old.metadata, "superseded_by": new.id}
-        self.engine.store.set_payload(
+        self.engine.update(
             [old.id],
             scope,
             {
@@ -494,6 +495,7 @@ class SemanticWriter:
                 "metadata": old.metadata,
                 "updated_at": utcnow().isoformat(),
             },
+            announce=False,  # the batch's write announces it
         )
         new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
         new.metadata.setdefault("change", change_note("superseded", "replaced: " + what))
@@ -512,17 +514,12 @@ class SemanticWriter:
         copy.updated_at = utcnow()
         copy.relations = [*copy.relations, Relation(type="contradicts", target_id=rid)]
         copy.metadata = {**copy.metadata, "superseded_by": rid}
-        if in_batch:  # the version never reached the store: embed it with the batch
-            self.engine.store.upsert(self.engine.embed_records([copy]))
-        else:
-            vectors = self.engine.store.get_vectors([rid], scope)
-            dense = vectors.get(rid)
-            if dense is None:
-                self.engine.store.upsert(self.engine.embed_records([copy]))
-            else:
-                self.engine.store.upsert(
-                    [PointData(copy, dense, self.engine.sparse.documents([copy.text])[0])]
-                )
+        # a version of a stored state reuses its vector; one that never reached the store
+        # (this batch's) is embedded
+        dense = {} if in_batch else self.engine.store.get_vectors([rid], scope)
+        self.engine.rewrite(
+            [copy], dense={copy.id: dense[rid]} if rid in dense else None, announce=False
+        )  # the batch's write announces it
         return copy
 
     def _record(
@@ -562,7 +559,7 @@ class SemanticWriter:
     # -- LLM pass -------------------------------------------------------------------------
     def llm_pass(self, turns: Sequence[MemoryRecord], scope: Scope) -> RememberResult:
         """Run the LLM extractor over user turns and write what it found (never raises)."""
-        from ..extraction.llm import LLMExtractor
+        from ..llm.extraction import LLMExtractor
 
         result = RememberResult()
         try:
@@ -582,7 +579,7 @@ class SemanticWriter:
         """Clear the turns' ``extraction="pending"`` mark: their facts are written."""
         pending = [t.id for t in turns if t.extraction == "pending"]
         if pending:
-            self.engine.store.set_payload(pending, scope, {"extraction": None})
+            self.engine.update(pending, scope, {"extraction": None}, announce=False)
             for t in turns:
                 t.extraction = None
 

@@ -22,7 +22,6 @@ Design:
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import defaultdict
@@ -33,10 +32,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import TypeAdapter
 
-from .._llm import call_llm
 from ..extraction.clauses import third_person
 from ..extraction.rules import score_importance
 from ..extraction.sentences import is_cjk, speech_act, split_sentences
+from ..llm.summaries import reflect_with_llm, summarise_with_llm
 from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, make_record_id, utcnow
 from ..results import RecordChange, RememberResult
 from ..stores import RecordFilter
@@ -265,34 +264,13 @@ def centroid(vectors: Sequence[Sequence[float]]) -> list[float] | None:
     return None if norm == 0 else [float(x) for x in mean / norm]
 
 
-def _llm_text(engine: Engine, prompt: str) -> str | None:
-    """The model's answer, or ``None`` (consolidation keeps the extractive summary): through
-    :func:`call_llm`, with its timeout and logs that never quote the provider's error."""
-    if engine.llm is None:
-        return None
-    return call_llm(
-        engine.llm,
-        prompt,
-        engine.config.lifecycle.llm_timeout_s,
-        fallback="the extractive summary",
-    )
-
-
 def _reflect(engine: Engine, scope: Scope, summaries: Sequence[MemoryRecord]) -> list[MemoryRecord]:
-    body = "\n".join(f"- {s.text}" for s in summaries)
-    language = "Chinese" if is_chinese([s.text for s in summaries]) else "English"
-    text = _llm_text(
-        engine,
-        f"From these conversation summaries, state up to 3 durable insights about the user, in "
-        f'{language}, as JSON {{"insights": ["..."]}}.\n' + body,
-    )
-    if text is None:
+    if engine.llm is None:
         return []
-    try:
-        data = json.loads(re.sub(r"^```(?:json)?\s*|\s*```$", "", text))
-        insights = [str(i) for i in data.get("insights", []) if str(i).strip()][:3]
-    except (json.JSONDecodeError, AttributeError):
-        return []
+    texts = [s.text for s in summaries]
+    language = "Chinese" if is_chinese(texts) else "English"
+    timeout_s = engine.config.lifecycle.llm_timeout_s
+    insights = reflect_with_llm(engine.llm, texts, language, timeout_s)
     ids = [s.id for s in summaries]
     return [
         engine.build_record(
@@ -356,12 +334,9 @@ def consolidate_turns(
             text = extractive_summary(window)
             if engine.llm is not None:
                 language = "Chinese" if is_chinese([t.text for t in window]) else "English"
-                distilled = _llm_text(
-                    engine,
-                    f"Summarise these conversation turns in {language}, in at most two "
-                    "sentences, keeping names, dates and numbers:\n"
-                    + "\n".join(f"{t.speaker}: {t.text}" for t in window),
-                )
+                lines = [f"{t.speaker}: {t.text}" for t in window]
+                timeout_s = engine.config.lifecycle.llm_timeout_s
+                distilled = summarise_with_llm(engine.llm, lines, language, timeout_s)
                 text = distilled or text
             first, last = window[0], window[-1]
             key = f"summary:{session_id}:{first.metadata.get('turn_index')}-{last.metadata.get('turn_index')}"
@@ -419,10 +394,11 @@ def consolidate_turns(
         ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():
             session_scope = Scope.of(scope.user_id, scope.agent_id, session_id or None)
-            engine.store.set_payload(
+            engine.update(
                 [t.id for t in turns],
                 session_scope,
                 {"consolidated_at": _DT.dump_python(stamp, mode="json")},
+                announce=False,  # bookkeeping: what recall shows is unchanged
             )
     for rec in written:
         result.added.append(

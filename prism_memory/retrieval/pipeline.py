@@ -47,6 +47,7 @@ from ..config import RetrievalConfig
 from ..embeddings import Embedder
 from ..engine import Engine, WriteEvent
 from ..errors import ValidationError
+from ..llm.recall import choose_strategy, compress_with_llm, parse_intent_with_llm
 from ..records import MemoryRecord, Scope, ScoredRecord, utcnow
 from ..sparse import has_cjk
 from ..stores import parse_filters
@@ -60,7 +61,6 @@ from .construct import Scored, pack, prism_total, score_candidates, select
 from .context import MemoryContext, RecallTrace, in_thread, thread_signature
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
-from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .names import ScopeNames, known_names
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .routes import plan_routes
@@ -96,8 +96,9 @@ class RecallPipeline:
         for rid, count in counts.items():
             by_count.setdefault(count, []).append(rid)
         for count, ids in sorted(by_count.items()):
-            self.engine.store.set_payload(
-                ids, scope, {"last_accessed": stamp, "access_count": count}
+            # ranking bookkeeping: recall caches are not dropped for it
+            self.engine.update(
+                ids, scope, {"last_accessed": stamp, "access_count": count}, announce=False
             )
 
     def flush_access(self) -> int:
@@ -545,7 +546,7 @@ class RecallPipeline:
                     r.utility, success, n, step=cfg.feedback_step, decay=cfg.feedback_decay
                 )
                 meta = {**r.metadata, "feedback_count": n + 1}
-                self.engine.store.set_payload(
+                self.engine.update(
                     [r.id],
                     scope,
                     {
@@ -556,8 +557,6 @@ class RecallPipeline:
                     },
                 )
                 out[r.id] = new
-        if out:
-            self.engine.notify_write(scope)
         return out
 
 

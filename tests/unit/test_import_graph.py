@@ -25,11 +25,12 @@ FACADE = {
     "prism_memory._record_api",
     "prism_memory._delete_api",
     "prism_memory._transfer",
-    "prism_memory._write_path",
+    "prism_memory.write",
+    "prism_memory.write.path",
     "prism_memory.retrieval.pipeline",
 }
-#: what sits above the facade (tools built on Memory)
-ABOVE = {"prism_memory.cli", "prism_memory.demo", "prism_memory.__main__"}
+#: what sits above the facade (tools built on Memory; RemoteMemory takes Memory's signatures)
+ABOVE = {"prism_memory.cli", "prism_memory.demo", "prism_memory.__main__", "prism_memory.remote"}
 #: the stages and the engine: they receive the engine, never the facade
 BELOW_PREFIXES = (
     "prism_memory.engine",
@@ -40,6 +41,7 @@ BELOW_PREFIXES = (
     "prism_memory.stores",
     "prism_memory.embeddings",
     "prism_memory.safety",
+    "prism_memory.llm",
 )
 
 

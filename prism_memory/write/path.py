@@ -32,12 +32,13 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ._messages import Turn, parse_messages, parse_time
-from ._validation import check_utc
-from .engine import Engine, WriteEvent
-from .errors import ValidationError
-from .extraction.schemas import SchemaRegistry, SchemaSpec
-from .layers.buffer import (
+from .._messages import Turn, parse_messages, parse_time
+from .._validation import check_utc
+from ..engine import Engine, WriteEvent
+from ..errors import ValidationError
+from ..extraction.rules import task_hints, turn_annotations
+from ..extraction.schemas import SchemaRegistry, SchemaSpec
+from ..layers.buffer import (
     BufferedTurn,
     BufferIndex,
     message_candidates,
@@ -46,20 +47,23 @@ from .layers.buffer import (
     turn_filter,
     turn_record_id,
 )
-from .layers.episodic import move_to_episodic
-from .layers.semantic import SemanticWriter
-from .layers.working import (
+from ..layers.episodic import move_to_episodic
+from ..layers.semantic import SemanticWriter
+from ..layers.working import (
     TaskState,
     apply_task_update,
     load_task,
     register_task_schema,
     save_task,
 )
-from .lifecycle.worker import BackgroundWorker
-from .records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
-from .results import RecordChange, RememberResult
-from .stores import EdgeStore, RecordFilter
-from .tokens import count_tokens
+from ..lifecycle.consolidate import consolidate_turns, select_turns
+from ..lifecycle.decay import record_access
+from ..lifecycle.forget import forget_records
+from ..lifecycle.worker import BackgroundWorker
+from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
+from ..results import RecordChange, RememberResult
+from ..stores import EdgeStore, RecordFilter
+from ..tokens import count_tokens
 
 __all__ = ["DEFAULT_SESSION", "WritePath"]
 
@@ -132,7 +136,7 @@ class WritePath:
         when = parse_time(event_time, "event_time")
         turns = parse_messages(messages)
         if self.engine.config.safety.redact_pii:  # before anything (entities, speaker) is derived
-            from .safety import redact
+            from ..safety import redact
 
             turns = [
                 replace(t, text=redact(t.text), name=None if t.name is None else redact(t.name))
@@ -216,8 +220,6 @@ class WritePath:
         task_id: str | None,
         subgoal_id: str | None,
     ) -> MemoryRecord:
-        from .extraction.rules import turn_annotations
-
         entities, importance = turn_annotations(turn.text)
         meta: dict[str, Any] = {"role": turn.role, "turn_index": index}
         if turn.name:
@@ -320,8 +322,6 @@ class WritePath:
         """Consolidate now, or select the turns now and summarise them on the worker."""
         if self.worker is None:
             return self._consolidate_scope(scope)
-        from .lifecycle.consolidate import consolidate_turns, select_turns
-
         with self._claim_lock:
             turns = select_turns(self.engine, scope, exclude=self._claimed)
             ids = [t.id for session in turns.values() for t in session]
@@ -490,8 +490,6 @@ class WritePath:
         records: Sequence[MemoryRecord],
         result: RememberResult,
     ) -> None:
-        from .extraction.rules import task_hints
-
         wide = scope.widen(session=True)
         current = load_task(self.engine, wide, task_id)
         user_texts = [r.text for r in records if r.metadata.get("role") == "user"]
@@ -527,8 +525,6 @@ class WritePath:
         return self._consolidate_scope(scope, reflect=reflect)
 
     def _consolidate_scope(self, scope: Scope, reflect: bool | None = None) -> RememberResult:
-        from .lifecycle.consolidate import consolidate_turns, select_turns
-
         with self._claim_lock:  # turns a scheduled background run covers are left to it
             turns = select_turns(self.engine, scope, exclude=self._claimed)
         return consolidate_turns(self.engine, scope, turns, reflect=reflect)
@@ -546,8 +542,6 @@ class WritePath:
         include_history: bool = True,
     ) -> int:
         """Archive (default) or delete (``mode="delete"``) records by policy; returns how many."""
-        from .lifecycle.forget import forget_records
-
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id)
         with self.engine.scope_lock(scope):
@@ -572,8 +566,6 @@ class WritePath:
         now: datetime | None = None,
     ) -> int:
         """Record an access (``last_accessed``, ``access_count``) for decay; returns how many."""
-        from .lifecycle.decay import record_access
-
         self.engine.check_open()
         scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
         if not isinstance(records, (list, tuple, set)) or not all(
@@ -586,7 +578,7 @@ class WritePath:
         if now is not None and not isinstance(now, datetime):
             raise ValidationError(f"now must be a datetime, got {type(now).__name__}")
         when = None if now is None else check_utc(now, "now")  # naive = UTC
-        return record_access(self.engine.store, scope, list(records), now=when)
+        return record_access(self.engine, scope, list(records), now=when)
 
     def join(self, timeout: float | None = None) -> None:
         """Wait for background steps (extraction, consolidation)."""
