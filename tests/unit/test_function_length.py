@@ -81,25 +81,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("reliability", "crash_trials"): "benchpkg",
     ("reliability", "_markdown"): "benchpkg",
     ("zh", "run"): "benchpkg",
-    # stages: being split on branch stages (removed before that branch's final landing)
-    ("construct", "pack"): "stages",
-    ("construct", "score_candidates"): "stages",
-    ("fusion", "scored_records"): "stages",
-    ("routes", "plan_routes"): "stages",
-    ("text", "compress_text"): "stages",
-    ("slots", "SlotMatcher.revise"): "stages",
-    ("slots", "SlotMatcher._person_change"): "stages",
-    ("slots", "SlotMatcher._apply"): "stages",
-    ("reconcile", "merge_fields"): "stages",
-    ("edge", "EdgeStore.__init__"): "stages",
-    ("qdrant", "QdrantStore.query_routes"): "stages",
-    ("app", "create_app"): "stages",
-    ("mcp", "build_mcp_server"): "stages",
-    ("limits", "LimitsMiddleware.__call__"): "stages",
-    ("inspector", "memories_page"): "stages",
-    ("_normalize", "decoded_segments"): "stages",
-    ("tools", "create_memory_tools"): "stages",
-    ("postprocessor", "PrismNodePostprocessor.explain"): "stages",
 }
 
 
