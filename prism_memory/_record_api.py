@@ -326,7 +326,7 @@ class RecordAPI:
                 f"released{f' ({note})' if note else ''}; had been quarantined: "
                 f"{record.provenance.reason or 'no reason recorded'}"
             )
-            self.engine.store.set_payload(
+            self.engine.update(
                 [record.id],
                 scope,
                 {
@@ -335,7 +335,6 @@ class RecordAPI:
                 },
             )
         log.info("released quarantined memory %s", record.id)
-        self.engine.notify_write(scope)
         return record
 
     # -- lifecycle ----------------------------------------------------------------------

@@ -232,8 +232,7 @@ def save_task(
             metadata={"task_status": state.status},
         )
         engine.write_records([summary], screen=False)
-        engine.store.delete([rid], scope)
-        engine.notify_write(scope)
+        engine.delete([rid], scope)
         result.added.append(RecordChange(summary, f"task {state.task_id} closed: summarised"))
         return
     found = engine.store.get([rid], scope)

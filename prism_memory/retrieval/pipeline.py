@@ -97,8 +97,9 @@ class RecallPipeline:
         for rid, count in counts.items():
             by_count.setdefault(count, []).append(rid)
         for count, ids in sorted(by_count.items()):
-            self.engine.store.set_payload(
-                ids, scope, {"last_accessed": stamp, "access_count": count}
+            # ranking bookkeeping: recall caches are not dropped for it
+            self.engine.update(
+                ids, scope, {"last_accessed": stamp, "access_count": count}, announce=False
             )
 
     def flush_access(self) -> int:
@@ -464,7 +465,7 @@ class RecallPipeline:
                     r.utility, success, n, step=cfg.feedback_step, decay=cfg.feedback_decay
                 )
                 meta = {**r.metadata, "feedback_count": n + 1}
-                self.engine.store.set_payload(
+                self.engine.update(
                     [r.id],
                     scope,
                     {
@@ -475,8 +476,6 @@ class RecallPipeline:
                     },
                 )
                 out[r.id] = new
-        if out:
-            self.engine.notify_write(scope)
         return out
 
 

@@ -479,7 +479,7 @@ class WritePath:
         if now is not None and not isinstance(now, datetime):
             raise ValidationError(f"now must be a datetime, got {type(now).__name__}")
         when = None if now is None else check_utc(now, "now")  # naive = UTC
-        return record_access(self.engine.store, scope, list(records), now=when)
+        return record_access(self.engine, scope, list(records), now=when)
 
     def join(self, timeout: float | None = None) -> None:
         """Wait for background steps (extraction, consolidation)."""

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parents[2]
-#: the shipped packages (``prism_bench`` is where the benches go when they leave the core wheel)
-ROOTS = ("prism_memory", "langchain_prism", "llamaindex_prism", "prism_bench")
+#: the packages (the benchmarks, ``prism_bench``, are their own distribution under benchmarks/)
+ROOTS = ("prism_memory", "langchain_prism", "llamaindex_prism", "benchmarks/prism_bench")
 MAX_LINES = 60
 
 #: (file stem, qualified name) exempt for good: the CLI parser's flat declaration
@@ -37,12 +37,6 @@ EXEMPT = {("cli", "build_parser")}
 
 #: (file stem, qualified name) -> owner; temporary while #28 is in flight (see module docstring)
 ALLOWLIST: dict[tuple[str, str], str] = {
-    # funnel: one write funnel
-    ("semantic", "SemanticWriter.reconcile"): "funnel",
-    ("engine", "Engine.screen"): "funnel",
-    ("consolidate", "consolidate_turns"): "funnel",
-    ("store", "PrismStore._apply_puts"): "funnel",
-    ("store", "PrismStore._migrate"): "funnel",
     # extract: the rule extractors
     ("clauses", "EnglishExtractor._predicate"): "extract",
     ("clauses", "EnglishExtractor._copula_rules"): "extract",
@@ -75,25 +69,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("reliability", "crash_trials"): "benchpkg",
     ("reliability", "_markdown"): "benchpkg",
     ("zh", "run"): "benchpkg",
-    # stages: being split on branch stages (removed before that branch's final landing)
-    ("construct", "pack"): "stages",
-    ("construct", "score_candidates"): "stages",
-    ("fusion", "scored_records"): "stages",
-    ("routes", "plan_routes"): "stages",
-    ("text", "compress_text"): "stages",
-    ("slots", "SlotMatcher.revise"): "stages",
-    ("slots", "SlotMatcher._person_change"): "stages",
-    ("slots", "SlotMatcher._apply"): "stages",
-    ("reconcile", "merge_fields"): "stages",
-    ("edge", "EdgeStore.__init__"): "stages",
-    ("qdrant", "QdrantStore.query_routes"): "stages",
-    ("app", "create_app"): "stages",
-    ("mcp", "build_mcp_server"): "stages",
-    ("limits", "LimitsMiddleware.__call__"): "stages",
-    ("inspector", "memories_page"): "stages",
-    ("_normalize", "decoded_segments"): "stages",
-    ("tools", "create_memory_tools"): "stages",
-    ("postprocessor", "PrismNodePostprocessor.explain"): "stages",
 }
 
 
