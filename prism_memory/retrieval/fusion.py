@@ -8,7 +8,7 @@ Design:
 - Output :class:`Candidate` keeps the ranks per route (the trace shows which routes found a
   record) and the first dense vector seen (for semantic scoring and dedup without a refetch).
 - This is the one place records are fused: ``Memory.search`` (:func:`scored_records`), the
-  recall pipeline (:func:`fuse`) and the stores' ``hybrid_query`` convenience all call it.
+  recall pipeline (:func:`fuse`) and ``retrieval.hybrid.hybrid_query`` all call it.
   Ties break on id, so every engine gives the same order.
 - A :class:`ScoredRecord` carries two numbers: ``rank_score`` is the fused value (the order),
   ``score`` is the relevance of ``scoring.relevance`` (cosine of query and record vectors,
@@ -17,7 +17,7 @@ Design:
   routes return the vectors of the whole prefetch). ``score_threshold`` drops hits below a
   relevance before ``limit`` is applied; it never reorders.
 - Hits are typed structurally (:class:`Hit`: ``id``, ``score``, ``payload``, ``vector``), so
-  this module imports nothing from ``stores/`` (which calls it).
+  this module imports nothing from ``stores/``.
 """
 
 from __future__ import annotations

@@ -37,12 +37,6 @@ EXEMPT = {("cli", "build_parser")}
 
 #: (file stem, qualified name) -> owner; temporary while #28 is in flight (see module docstring)
 ALLOWLIST: dict[tuple[str, str], str] = {
-    # funnel: one write funnel
-    ("semantic", "SemanticWriter.reconcile"): "funnel",
-    ("engine", "Engine.screen"): "funnel",
-    ("consolidate", "consolidate_turns"): "funnel",
-    ("store", "PrismStore._apply_puts"): "funnel",
-    ("store", "PrismStore._migrate"): "funnel",
     # sigs: signatures once, the write path moving to write/
     ("path", "WritePath.remember"): "sigs",
     ("pipeline", "RecallPipeline.recall"): "sigs",
