@@ -37,12 +37,6 @@ EXEMPT = {("cli", "build_parser")}
 
 #: (file stem, qualified name) -> owner; temporary while #28 is in flight (see module docstring)
 ALLOWLIST: dict[tuple[str, str], str] = {
-    # sigs: signatures once, the write path moving to write/
-    ("path", "WritePath.remember"): "sigs",
-    ("pipeline", "RecallPipeline.recall"): "sigs",
-    ("pipeline", "RecallPipeline._expand"): "sigs",
-    ("_record_api", "RecordAPI.add_many"): "sigs",
-    ("_validation", "new_record"): "sigs",
     # extract: the rule extractors
     ("clauses", "EnglishExtractor._predicate"): "extract",
     ("clauses", "EnglishExtractor._copula_rules"): "extract",
