@@ -455,11 +455,22 @@ def _load_text(report: dict[str, Any]) -> str:
 def markdown(report: dict[str, Any], title: str) -> str:
     """The human-readable report (same numbers as the JSON)."""
     budgets = list(report["prism"]["recall_at_budget"])
-    p = report["prism"]
-    variants: dict[str, Any] = report.get("variants", {})
-    baselines: dict[str, Any] = report.get("baselines", {})
+    lines = _md_intro(report, title, budgets)
+    lines += _md_recall_rows(report, budgets)
+    lines += _md_targets(report, budgets)
+    lines += _md_answer_words(report, budgets)
+    lines += _md_per_category(report, budgets)
+    lines += _md_per_length(report, budgets)
+    lines += _md_per_route(report)
+    return "\n".join(lines) + "\n"
+
+
+_BASELINE_LABELS = {"dense": "dense top-k", "bm25": "BM25 top-k", "rrf": "RRF(dense, BM25)"}
+
+
+def _md_intro(report: dict[str, Any], title: str, budgets: list[str]) -> list[str]:
     head = " | ".join(f"@{b}" for b in budgets)
-    lines = [
+    return [
         f"# {title}",
         "",
         f"Command: `{report['command']}`",
@@ -475,22 +486,32 @@ def markdown(report: dict[str, Any], title: str) -> str:
         "|---|" + "---|" * (len(budgets) + 2),
     ]
 
-    def row(label: str, v: dict[str, Any], bold: bool = False) -> str:
-        cells = [f"{v['recall_at_budget'][b]:.3f}" for b in budgets]
-        if bold:
-            cells = [f"**{c}**" for c in cells]
-        k = v.get("recall_at_k", {})
-        return (
-            f"| {label} | " + " | ".join(cells) + f" | {k.get('5', 0):.3f} | {k.get('10', 0):.3f} |"
-        )
 
-    lines.append(row("**PRISM recall (default config)**", p, bold=True))
+def _md_recall_row(label: str, v: dict[str, Any], budgets: list[str], bold: bool = False) -> str:
+    cells = [f"{v['recall_at_budget'][b]:.3f}" for b in budgets]
+    if bold:
+        cells = [f"**{c}**" for c in cells]
+    k = v.get("recall_at_k", {})
+    return f"| {label} | " + " | ".join(cells) + f" | {k.get('5', 0):.3f} | {k.get('10', 0):.3f} |"
+
+
+def _md_recall_rows(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    variants: dict[str, Any] = report.get("variants", {})
+    baselines: dict[str, Any] = report.get("baselines", {})
+    lines = [_md_recall_row("**PRISM recall (default config)**", report["prism"], budgets, True)]
     for vname, v in variants.items():
-        lines.append(row(f"PRISM, {vname} context (`{json.dumps(v['knobs'])}`)", v))
-    labels = {"dense": "dense top-k", "bm25": "BM25 top-k", "rrf": "RRF(dense, BM25)"}
-    for name, label in labels.items():
+        lines.append(
+            _md_recall_row(f"PRISM, {vname} context (`{json.dumps(v['knobs'])}`)", v, budgets)
+        )
+    for name, label in _BASELINE_LABELS.items():
         if name in baselines:
-            lines.append(row(label, baselines[name]))
+            lines.append(_md_recall_row(label, baselines[name], budgets))
+    return lines
+
+
+def _md_targets(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    p = report["prism"]
+    baselines: dict[str, Any] = report.get("baselines", {})
     r = p["recall_at_budget"]
     above = all(
         r[b] > baselines[n]["recall_at_budget"][b]
@@ -502,20 +523,26 @@ def markdown(report: dict[str, Any], title: str) -> str:
     def mark(ok: bool) -> str:
         return "met" if ok else "**missed**"
 
-    lines += [
+    return [
         "",
         "Targets (issue, default config): "
         f"@500 >= 0.68: {r.get('500', 0):.3f} {mark(r.get('500', 0) >= 0.68)}; "
         f"@1000 >= 0.78: {r.get('1000', 0):.3f} {mark(r.get('1000', 0) >= 0.78)}; "
         f"above dense and RRF at every budget: {mark(above)}.",
-    ]
-    lines += [
         "",
         "PRISM mean context tokens: "
         + ", ".join(f"@{b}: {p['mean_tokens'][b]:.0f}" for b in budgets),
         "",
         f"PRISM recall latency (first call per question, query embedding included, this "
         f"shared machine): p50 {p['latency_ms']['p50']} ms, p95 {p['latency_ms']['p95']} ms",
+    ]
+
+
+def _md_answer_words(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    p = report["prism"]
+    variants: dict[str, Any] = report.get("variants", {})
+    baselines: dict[str, Any] = report.get("baselines", {})
+    lines = [
         "",
         "## Does the shown text still carry the answer?",
         "",
@@ -539,7 +566,7 @@ def markdown(report: dict[str, Any], title: str) -> str:
             + " | ".join(f"{v['recall_at_budget_strict'][b]:.3f}" for b in budgets)
             + " |"
         )
-    for name, label in labels.items():
+    for name, label in _BASELINE_LABELS.items():
         if name in baselines:
             lines.append(
                 f"| {label} | "
@@ -548,7 +575,11 @@ def markdown(report: dict[str, Any], title: str) -> str:
                 )
                 + " |" * (len(budgets) + 1)
             )
-    lines += [
+    return lines
+
+
+def _md_per_category(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    lines = [
         "",
         "## Per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)",
         "",
@@ -563,7 +594,11 @@ def markdown(report: dict[str, Any], title: str) -> str:
             + " | ".join(f"{e['prism'][b]:.3f}" for b in budgets)
             + f" | {e.get('rrf', {}).get('1000', 0):.3f} | {e.get('dense', {}).get('1000', 0):.3f} |"
         )
-    lines += [
+    return lines
+
+
+def _md_per_length(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    lines = [
         "",
         f"## Per evidence length (a question is long when an evidence turn has {LONG_TURN}+ "
         "characters)",
@@ -579,7 +614,11 @@ def markdown(report: dict[str, Any], title: str) -> str:
             + " | ".join(f"{e['prism'][b]:.3f}" for b in budgets)
             + f" | {e.get('dense', {}).get('1000', 0):.3f} |"
         )
-    lines += [
+    return lines
+
+
+def _md_per_route(report: dict[str, Any]) -> list[str]:
+    lines = [
         "",
         "## Per route (PRISM @1000: evidence covered by context records each route found)",
         "",
@@ -592,7 +631,7 @@ def markdown(report: dict[str, Any], title: str) -> str:
             f"{e['evidence_recall_from_route_at_1000']:.3f} | "
             f"{e['share_of_all_evidence_at_1000']:.3f} |"
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
