@@ -404,10 +404,19 @@ def _table(title: str, groups: dict[str, dict[str, Any]], budgets: Sequence[str]
 def markdown(report: dict[str, Any]) -> str:
     """The human-readable report (same numbers as the JSON)."""
     budgets = list(report["overall"]["prism"])
-    lat = report["recall_latency_ms"]
+    lines = [*_md_intro(report), "", _md_latency(report), ""]
+    lines += _table("Overall", {"all": report["overall"]}, budgets)
+    lines += _md_answer_recall(report, budgets)
+    lines += _table("Per question type", report["per_type"], budgets)
+    lines += _table("Per evidence length", report["per_evidence_length"], budgets)
+    lines += _md_per_question(report, budgets)
+    return "\n".join(lines) + "\n"
+
+
+def _md_intro(report: dict[str, Any]) -> list[str]:
     ing = report["ingest"]
     o = report["overall"]
-    lines = [
+    return [
         "# LongMemEval_S evidence recall",
         "",
         f"Command: `{report['command']}`",
@@ -432,7 +441,12 @@ def markdown(report: dict[str, Any]) -> str:
             if ing["turns"]
             else "Ingest: not measured (the stores of an earlier run were evaluated as kept)."
         ),
-        "",
+    ]
+
+
+def _md_latency(report: dict[str, Any]) -> str:
+    lat = report["recall_latency_ms"]
+    return (
         f"Recall latency over {lat['calls']} calls (cache off, query embedding included): "
         f"p50 **{lat['p50']} ms**, p95 **{lat['p95']} ms**."
         + (
@@ -448,10 +462,13 @@ def markdown(report: dict[str, Any]) -> str:
             + "."
             if "recall_stage_p50_ms" in report
             else ""
-        ),
-        "",
-    ]
-    lines += _table("Overall", {"all": o}, budgets)
+        )
+    )
+
+
+def _md_answer_recall(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    o = report["overall"]
+    lines: list[str] = []
     lines += [
         "Answer-word recall (share of the gold answer's words, 3+ letters or digits, no "
         "stopwords, present in the context text; a passage covers its turn for evidence recall "
@@ -491,8 +508,11 @@ def markdown(report: dict[str, Any]) -> str:
             "room unspent).",
             "",
         ]
-    lines += _table("Per question type", report["per_type"], budgets)
-    lines += _table("Per evidence length", report["per_evidence_length"], budgets)
+    return lines
+
+
+def _md_per_question(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    lines: list[str] = []
     lines += [
         "## Per question",
         "",
@@ -512,7 +532,7 @@ def markdown(report: dict[str, Any]) -> str:
             + " | ".join(cells)
             + " |"
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
