@@ -443,8 +443,15 @@ def _pct(value: float | None) -> str:
 
 
 def markdown(report: dict[str, Any]) -> str:
+    """The human-readable report (same numbers as the JSON)."""
     s = report["score"]
-    t = report["timing"]
+    lines = _md_recall(report) + _md_precision(s) + _md_by_group(s) + _md_dates(s)
+    lines += _md_cost(report["timing"], s) + _md_misses(s)
+    return "\n".join(lines) + "\n"
+
+
+def _md_recall(report: dict[str, Any]) -> list[str]:
+    s = report["score"]
     lines = [
         f"# Extraction on {report['cases_file']} ({report['cases']} cases)",
         "",
@@ -460,11 +467,15 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {g} | {v['found']}/{v['total']} | {_pct(v['recall'])} | {_pct(s['recall_loose'][g])} |"
         )
+    return lines
+
+
+def _md_precision(s: dict[str, Any]) -> list[str]:
     p = s["precision_proxy"]
     n = s["negatives_with_a_record"]
     st = s["stale_retired"]
     u = s["update_cases_fully_right"]
-    lines += [
+    return [
         "",
         "## Precision, negatives, updates, dates",
         "",
@@ -479,6 +490,10 @@ def markdown(report: dict[str, Any]) -> str:
         f"- Update cases fully right (new value found, every old one retired): "
         f"{u['right']}/{u['total']} = {_pct(u['rate'])}.",
     ]
+
+
+def _md_by_group(s: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     by_group = s.get("by_group") or {}
     if by_group:
         lines += [
@@ -496,12 +511,21 @@ def markdown(report: dict[str, Any]) -> str:
                 + " |"
             )
         lines.append("")
+    return lines
+
+
+def _md_dates(s: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     for g, v in s["date_accuracy"].items():
         lines.append(
             f"- Date accuracy ({g}): {v['right_date']}/{v['total']} = **{_pct(v['accuracy'])}**; "
             f"when the words were found {_pct(v['accuracy_when_words_found'])}."
         )
-    lines += [
+    return lines
+
+
+def _md_cost(t: dict[str, Any], s: dict[str, Any]) -> list[str]:
+    return [
         "",
         "## Cost",
         "",
@@ -517,6 +541,10 @@ def markdown(report: dict[str, Any]) -> str:
         f"## Misses (first {len(s['misses'])})",
         "",
     ]
+
+
+def _md_misses(s: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     for m in s["misses"]:
         got = "; ".join(r["text"] for r in m["records"]) or "nothing"
         lines.append(
@@ -533,7 +561,7 @@ def markdown(report: dict[str, Any]) -> str:
                 f"- `{x['id']}` {x['stale']['must']}: "
                 + "; ".join(r["text"] for r in x["still_current"])
             )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
