@@ -582,8 +582,14 @@ def _rate_line(name: str, block: dict[str, Any]) -> str:
 
 
 def _markdown(res: dict[str, Any]) -> str:
-    c, k, iso, p = res["crash"], res["concurrency"], res["isolation"], res["pii"]
-    lines = [
+    lines = _md_trials(res) + _md_per_source(res["poisoning"]["corpora"]) + _md_pii(res["pii"])
+    return "\n".join(lines)
+
+
+def _md_trials(res: dict[str, Any]) -> list[str]:
+    """Crash safety, concurrency, isolation and the poisoning corpora."""
+    c, k, iso = res["crash"], res["concurrency"], res["isolation"]
+    return [
         "# Reliability",
         "",
         f"Command: `{res['command']}` ({res['seconds']:.0f} s).",
@@ -621,7 +627,11 @@ def _markdown(res: dict[str, Any]) -> str:
         *(f"- {c['name']}: {c['history']}" for c in res["poisoning"]["corpora"]),
         "",
     ]
-    corpora = res["poisoning"]["corpora"]
+
+
+def _md_per_source(corpora: list[dict[str, Any]]) -> list[str]:
+    """Per source and family, for each blind corpus (else the first)."""
+    lines: list[str] = []
     for c in [c for c in corpora if not c["seen"]] or corpora[:1]:
         lines += [
             f"Per source and family ({c['name']}):",
@@ -639,7 +649,11 @@ def _markdown(res: dict[str, Any]) -> str:
             ]
             lines.append(f"| {key.replace('encoding=', 'family=')} | {cells[0]} | {cells[1]} |")
         lines.append("")
-    lines += [
+    return lines
+
+
+def _md_pii(p: dict[str, Any]) -> list[str]:
+    return [
         "## PII redaction",
         "",
         f"Structured identifiers redacted: **{p['redacted']}/{p['identifiers']}** (recall {p['recall']:.1%}); "
@@ -647,7 +661,6 @@ def _markdown(res: dict[str, Any]) -> str:
         f"numbers changed: {p['benign_changed']}/{p['benign_sentences']}.",
         "",
     ]
-    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
