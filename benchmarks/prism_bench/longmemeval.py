@@ -564,9 +564,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     """Ingest and evaluate every question; write ``<name>.md`` and ``<name>.json``."""
     from prism_memory.embeddings import FastEmbedEmbedder
-    from prism_memory.memory import Memory
-
-    from .scale import TimedEmbedder
 
     questions = load_questions(args.files)
     load_start = round(os.getloadavg()[0], 2)
@@ -576,30 +573,8 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     if store_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="prism-longmemeval-")
         store_dir = tmp.name
-    rows: list[dict[str, Any]] = []
-    ingest_s = embed_s = screen_s = 0.0
-    turns = 0
-    timed = TimedEmbedder(embedder)
     try:
-        for n, q in enumerate(questions, 1):
-            user = f"lme-{q.qid}"
-            with Memory(path=Path(store_dir) / q.qid, embedder=timed) as m:
-                if m.count(user_id=user) == 0:  # a kept store (--store) is evaluated as it is
-                    screen = _ScreenTimer(m)
-                    timed.seconds = 0.0
-                    secs = ingest_question(m, q, user)
-                    ingest_s += secs
-                    embed_s += timed.seconds
-                    screen_s += screen.seconds
-                    turns += q.turns
-                else:
-                    secs = 0.0
-                rows.append(evaluate_question(m, q, user))
-            log(
-                f"[{n}/{len(questions)}] {q.qid} ({q.qtype}): {q.turns} turns in {secs:.1f} s; "
-                f"PRISM @1000 {rows[-1]['prism'].get('1000', 0):.2f}, dense "
-                f"{rows[-1]['dense'].get('1000', 0):.2f}"
-            )
+        rows, ingest = _ingest_and_evaluate(questions, Path(store_dir), embedder, log)
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -608,18 +583,7 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
         {k: v for k, v in r.items() if k not in ("latency_ms", "stage_ms")} for r in rows
     ]
     report["questions"] = [q.qid for q in questions]
-    report["ingest"] = {
-        "turns": turns,
-        "seconds": round(ingest_s, 1),
-        "turns_per_s": round(turns / ingest_s, 1) if ingest_s else 0.0,
-    }
-    if ingest_s:
-        report["ingest"].update(
-            embedding_s=round(embed_s, 3),
-            model_turns_per_s=round(turns / embed_s, 1) if embed_s else 0.0,
-            screen_s=round(screen_s, 3),
-            rest_s=round(ingest_s - embed_s - screen_s, 3),
-        )
+    report["ingest"] = _ingest_report(*ingest)
     report["load_avg"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
     report["command"] = "prism bench longmemeval " + " ".join(
         f"{Path(f).parent.name}/{Path(f).name}" for f in args.files
@@ -631,3 +595,54 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     (out / f"{args.name}.md").write_text(text)
     print(json.dumps(report, indent=2) if args.json_out else text)
     return 0
+
+
+def _ingest_and_evaluate(
+    questions: list[LongMemQuestion], store_dir: Path, embedder: Any, log: Callable[[str], None]
+) -> tuple[list[dict[str, Any]], tuple[int, float, float, float]]:
+    """Each question's row, and (turns, ingest s, embedding s, screen s) of the ingests; a kept
+    store (``--store``) is evaluated as it is."""
+    from prism_memory.memory import Memory
+
+    from .scale import TimedEmbedder
+
+    rows: list[dict[str, Any]] = []
+    ingest_s = embed_s = screen_s = 0.0
+    turns = 0
+    timed = TimedEmbedder(embedder)
+    for n, q in enumerate(questions, 1):
+        user = f"lme-{q.qid}"
+        with Memory(path=store_dir / q.qid, embedder=timed) as m:
+            if m.count(user_id=user) == 0:
+                screen = _ScreenTimer(m)
+                timed.seconds = 0.0
+                secs = ingest_question(m, q, user)
+                ingest_s += secs
+                embed_s += timed.seconds
+                screen_s += screen.seconds
+                turns += q.turns
+            else:
+                secs = 0.0
+            rows.append(evaluate_question(m, q, user))
+        log(
+            f"[{n}/{len(questions)}] {q.qid} ({q.qtype}): {q.turns} turns in {secs:.1f} s; "
+            f"PRISM @1000 {rows[-1]['prism'].get('1000', 0):.2f}, dense "
+            f"{rows[-1]['dense'].get('1000', 0):.2f}"
+        )
+    return rows, (turns, ingest_s, embed_s, screen_s)
+
+
+def _ingest_report(turns: int, ingest_s: float, embed_s: float, screen_s: float) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "turns": turns,
+        "seconds": round(ingest_s, 1),
+        "turns_per_s": round(turns / ingest_s, 1) if ingest_s else 0.0,
+    }
+    if ingest_s:
+        out.update(
+            embedding_s=round(embed_s, 3),
+            model_turns_per_s=round(turns / embed_s, 1) if embed_s else 0.0,
+            screen_s=round(screen_s, 3),
+            rest_s=round(ingest_s - embed_s - screen_s, 3),
+        )
+    return out
