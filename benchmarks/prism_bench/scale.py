@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from prism_memory.retrieval.hybrid import hybrid_query
+
 from ._scale_data import KIND_TO_LAYER, NAMES, make_queries, make_texts
 from ._scale_report import render_markdown, targets
 
@@ -450,7 +452,8 @@ class _Bench:
         return out
 
     def query(self, j: int, store: Any) -> Any:
-        return store.hybrid_query(
+        return hybrid_query(
+            store,
             self.q_scopes[j],
             self.q_dense[j],
             self.q_sparse[j],
