@@ -5,11 +5,18 @@ Design:
 - ``Memory`` (the facade) composes an ``Engine`` with the record API, the write path and the
   recall pipeline; those parts, and every stage below them (``layers/``, ``extraction/``,
   ``lifecycle/``, ``retrieval/``), get the engine (or plain values), never the facade.
-- Writes go through :meth:`Engine.write_records`: PII redaction (when on), safety screen, embed
-  (dense + BM25, one batch), upsert, then one write event per scope.
+- One write funnel: the engine's write methods are the only calls that change a store
+  (``tests/unit/test_write_funnel.py`` enforces it). :meth:`Engine.write_records`: PII
+  redaction (when on), safety screen, the scope check on ids, embed (dense + BM25, one batch),
+  upsert; :meth:`Engine.rewrite` (states of stored records, vectors reused),
+  :meth:`Engine.update` (payload fields), :meth:`Engine.delete` / :meth:`Engine.delete_where`,
+  :meth:`Engine.purge`. Each validates its input and announces what it changed; a caller
+  passes ``announce=False`` only for bookkeeping no reader caches or for a step whose
+  batch's write announces it.
 - One notification mechanism: :meth:`Engine.on_write` listeners get a :class:`WriteEvent`
-  (the scope; ``reindex`` after ``delete_all`` / ``forget``); the recall caches and the buffer
-  index both listen.
+  (the scope; ``inserted`` records, ``updated`` / ``deleted`` ids; ``reindex`` after
+  ``delete_all`` / ``forget``); the recall caches, the scopes' name counts and the buffer
+  index listen.
 - Check-and-write sequences take ``scope_lock(scope)`` so concurrent writers in one scope
   cannot both miss an existing record.
 - One embedded path, one store per process (``_shared.py``): engines opened on the same path

@@ -219,12 +219,14 @@ RANKS: tuple[tuple[str, ...], ...] = (
         "prism_memory.cli",
         "prism_memory.demo",
         "prism_memory.__main__",
-        "prism_memory.bench",
+        "prism_bench",
         "langchain_prism",
         "llamaindex_prism",
     ),
 )
-LAYERED = ("prism_memory", "langchain_prism", "llamaindex_prism")
+#: the packages walked, as paths from the repository root (the benchmarks are their own
+#: distribution under benchmarks/)
+LAYERED = ("prism_memory", "langchain_prism", "llamaindex_prism", "benchmarks/prism_bench")
 
 
 def rank_of(module: str) -> int | None:
@@ -244,7 +246,7 @@ def _layered_graph() -> dict[str, set[str]]:
     for package in LAYERED:
         base = ROOT.parent / package
         for path in sorted(base.rglob("*.py")):
-            parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+            parts = list(path.relative_to(base.parent).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
             modules[".".join(parts)] = path
