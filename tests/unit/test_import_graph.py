@@ -192,7 +192,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
         "prism_memory.safety",
     ),
     ("prism_memory.stores",),  # 1
-    ("prism_memory.engine", "prism_memory._shared"),  # 2
+    ("prism_memory.engine", "prism_memory._shared", "prism_memory._opening"),  # 2
     # 3-6: the stages; each LLM call of ``llm/`` sits with the stage whose types it speaks
     ("prism_memory.extraction", "prism_memory.llm.extraction"),  # 3
     ("prism_memory.lifecycle",),  # 4

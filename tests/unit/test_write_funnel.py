@@ -191,6 +191,8 @@ def test_bad_input_to_a_write_method_is_refused_and_changes_nothing() -> None:
             engine.update([rec.id, ""], scope, {"utility": 0.1})
         with pytest.raises(ValidationError, match="field names"):
             engine.update([rec.id], scope, {})
+        with pytest.raises(ValidationError, match=r"Scope\.of"):
+            engine.delete([rec.id], {"user_id": "alice"})  # type: ignore[arg-type]
         assert engine.store.get([rec.id], scope)[0].utility == rec.utility
     finally:
         engine.close()
