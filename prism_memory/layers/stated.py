@@ -44,11 +44,14 @@ class StatedFacts:
         text: str,
         scope: Scope,
         *,
-        kind: Kind | str = Kind.FACT,
-        source: Source | str = Source.ASSISTANT,
-        source_ids: Sequence[str] = (),
-        surface: str | None = None,
+        kind: Kind | str,
+        source: Source | str,
+        source_ids: Sequence[str],
+        surface: str | None,
     ) -> RememberResult:
+        """Read the fact as a user statement through the rule extractor and reconcile what it
+        finds with the scope's facts; keep the text itself as a fact unless the scope already
+        says the same."""
         self.engine.check_open()
         meta = {"surface": surface} if surface else {}
         statement = self.engine.build_record(
