@@ -527,6 +527,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="directory for the stores, kept (default: temporary); a store already there is "
         "evaluated without ingesting again",
     )
+    parser.add_argument(
+        "--routes",
+        default=None,
+        help="comma-separated recall routes instead of the default, e.g. "
+        "dense,bm25,entity,time,recent,graph (RetrievalConfig.routes)",
+    )
+
+
+def _config(routes: str | None) -> Any:
+    """The ``--routes`` option as a :class:`~prism_memory.PrismConfig` (None: the default)."""
+    if not routes:
+        return None
+    from ..config import PrismConfig, RetrievalConfig
+
+    names = [r.strip() for r in routes.split(",") if r.strip()]
+    return PrismConfig(retrieval=RetrievalConfig(routes=names))
 
 
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
@@ -547,10 +563,11 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     ingest_s = embed_s = screen_s = 0.0
     turns = 0
     timed = TimedEmbedder(embedder)
+    config = _config(getattr(args, "routes", None))
     try:
         for n, q in enumerate(questions, 1):
             user = f"lme-{q.qid}"
-            with Memory(path=Path(store_dir) / q.qid, embedder=timed) as m:
+            with Memory(path=Path(store_dir) / q.qid, embedder=timed, config=config) as m:
                 if m.count(user_id=user) == 0:  # a kept store (--store) is evaluated as it is
                     screen = _ScreenTimer(m)
                     timed.seconds = 0.0
@@ -588,8 +605,10 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
             rest_s=round(ingest_s - embed_s - screen_s, 3),
         )
     report["load_avg"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
-    report["command"] = "prism bench longmemeval " + " ".join(
-        f"{Path(f).parent.name}/{Path(f).name}" for f in args.files
+    report["command"] = (
+        "prism bench longmemeval "
+        + " ".join(f"{Path(f).parent.name}/{Path(f).name}" for f in args.files)
+        + (f" --routes {args.routes}" if getattr(args, "routes", None) else "")
     )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -59,11 +59,12 @@ from .calibration import Calibration, calibration_for
 from .construct import Scored, pack, prism_total, score_candidates, select
 from .context import MemoryContext, RecallTrace, in_thread, thread_signature
 from .fusion import Candidate, fuse, scored_records, with_payloads
+from .graph import GRAPH_ROUTE, hop_candidates, plan_hop, speaker_names
 from .intent import Intent, IntentRegistry, analyze_query
 from .llm import choose_strategy, compress_with_llm, parse_intent_with_llm
 from .names import ScopeNames, known_names
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
-from .routes import plan_routes
+from .routes import TIE_MARGIN, plan_routes, trim_ties
 from .scoring import check_score_threshold, informativeness, relevance, updated_utility
 
 __all__ = ["RecallPipeline"]
@@ -330,6 +331,17 @@ class RecallPipeline:
         )
         space = CJK_VECTOR if cvec is not None else DENSE_VECTOR
         candidates, vectors = _filled(_pool(candidates, cfg.pool_size), store, long_scope, space)
+        if GRAPH_ROUTE in cfg.routes:  # the second hop, along the first hop's link keys
+            candidates, vectors = self._second_hop(
+                candidates,
+                vectors,
+                long_scope,
+                plan.base_filter,
+                cvec if cvec is not None else qvec,
+                space,
+                cfg,
+            )
+            trace.routes[GRAPH_ROUTE] = sum(GRAPH_ROUTE in c.ranks for c in candidates)
         if cvec is not None:
             for cand in candidates:
                 cand.vector = vectors.get(cand.id)
@@ -405,6 +417,46 @@ class RecallPipeline:
         if use_cache:
             self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx, clock=clock)
         return ctx
+
+    def _second_hop(
+        self,
+        pool: list[Candidate],
+        vectors: dict[str, list[float]],
+        scope: Scope,
+        base_filter: RecordFilter,
+        qvec: list[float],
+        space: str,
+        cfg: RetrievalConfig,
+    ) -> tuple[list[Candidate], dict[str, list[float]]]:
+        """The pool with the ``graph`` route's records (``graph.py``): records of other
+        sessions sharing a link key with the pool's best, ranked by the query's vector."""
+        query = plan_hop(
+            pool,
+            seeds=cfg.graph_seeds,
+            vector=qvec,
+            space=space,
+            limit=cfg.aux_route_limit + TIE_MARGIN,
+            speakers=speaker_names(self._known_names(scope)[1]),
+        )
+        if query is None:
+            return pool, vectors
+        store = self.engine.store
+        found = store.query_routes(scope, [query], base_filter)
+        hits = trim_ties(found.get(GRAPH_ROUTE, []), cfg.aux_route_limit, query.limit)
+        assert query.filter is not None
+        new = hop_candidates(
+            hits,
+            pool,
+            keys=query.filter.must[0].value,
+            k=cfg.rrf_k,
+            weight=cfg.route_weights.get(GRAPH_ROUTE, 1.0),
+            limit=cfg.graph_limit,
+        )
+        if not new:
+            return pool, vectors
+        filled, more = _filled(new, store, scope, space)
+        merged = sorted([*pool, *filled], key=lambda c: (-c.fused, c.id))
+        return merged, {**vectors, **more}
 
     def _llm_compress(
         self,
