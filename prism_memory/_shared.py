@@ -48,11 +48,15 @@ class WriteEvent:
     whole scope was cleared or records were retired by policy, so indexes kept beside the
     store (the buffer index) must be rebuilt from it. ``inserted``: the records the write
     upserted, when that is all it did (caches may extend what they hold instead of dropping
-    it); ``None`` for every other change."""
+    it); ``None`` for every other change. ``updated`` / ``deleted``: ids of the records the
+    write replaced or changed in place / removed (empty when not known: a scope cleared by
+    filter, a change announced from outside)."""
 
     scope: Scope | None
     reindex: bool = False
     inserted: tuple[MemoryRecord, ...] | None = None
+    updated: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
 
 
 WriteListener = Callable[[WriteEvent], None]

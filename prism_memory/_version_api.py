@@ -20,7 +20,6 @@ from typing import Any
 from .engine import Engine
 from .errors import NotFoundError, ValidationError
 from .records import MemoryRecord, Relation, Scope, Status, make_record_id, utcnow
-from .stores import PointData
 from .versions import MemoryVersion, VersionEvent, build_history, change_note
 
 __all__ = ["MAX_STATES", "VersionAPI", "new_version", "version_ids", "version_of"]
@@ -66,10 +65,8 @@ def new_version(
     old.relations = [*old.relations, Relation(type="contradicts", target_id=current.id)]
     old.metadata = {**old.metadata, "superseded_by": current.id}
     dense = engine.store.get_vectors([current.id], scope).get(current.id)
-    if dense is None:
-        engine.store.upsert(engine.embed_records([old]))
-    else:
-        engine.store.upsert([PointData(old, dense, engine.sparse.documents([old.text])[0])])
+    # the successor's write announces both
+    engine.rewrite([old], dense=None if dense is None else {old.id: dense}, announce=False)
     new = current.model_copy(deep=True)
     change(new)
     new.metadata = {
@@ -86,8 +83,7 @@ def new_version(
         Relation(type="supersedes", target_id=old.id),
     ]
     if new.text == current.text and dense is not None:
-        engine.store.upsert([PointData(new, dense, engine.sparse.documents([new.text])[0])])
-        engine.notify_write(scope)
+        engine.rewrite([new], dense={new.id: dense})
         return new
     return engine.write_records([new], screen=new.text != current.text)[0]
 
@@ -181,4 +177,4 @@ class VersionAPI:
             "metadata": {**old.metadata, "superseded_by": by.id},
             "updated_at": now.isoformat(),
         }
-        self.engine.store.set_payload([old.id], old.scope, payload)
+        self.engine.update([old.id], old.scope, payload, announce=False)

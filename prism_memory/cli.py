@@ -7,8 +7,10 @@ Design:
 - Errors are one line on stderr: a :class:`~prism_memory.errors.PrismError` exits 2 with its
   message (which says how to fix it), usage errors exit 2 as argparse does, anything unexpected
   exits 1 (``--debug`` shows the traceback). Nothing prints a traceback by default.
-- ``prism bench <name>`` dispatches to ``prism_memory.bench.<name>`` (``add_arguments(parser)``
-  and ``run(args) -> int``), discovered at run time, so a new benchmark needs no edit here.
+- ``prism bench <name>`` dispatches to ``prism_bench.<name>`` (``add_arguments(parser)`` and
+  ``run(args) -> int``), discovered at run time, so a new benchmark needs no edit here. The
+  benchmarks are their own distribution (``prism-memory-bench``, ``benchmarks/`` in a clone), not
+  part of the core wheel; without it ``prism bench`` says what to install.
 - Progress bars (tqdm) go to stderr and only when stderr is a terminal and ``--json`` is off.
 - ``remember`` takes messages from its arguments or stdin: a JSON list of ``{"role",
   "content"}`` messages (or one such object), else plain text, one message per line
@@ -35,7 +37,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO, TypedDict
 
 from ._validation import MAX_JSON_DEPTH
-from .errors import PrismError, ValidationError
+from .errors import ConfigError, PrismError, ValidationError
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -599,18 +601,32 @@ def cmd_demo(args: argparse.Namespace, embedder: Any) -> int:
 
 
 # -- benchmarks -------------------------------------------------------------------------
+BENCH_PACKAGE = "prism_bench"
+BENCH_MISSING = (
+    "prism bench needs the benchmarks, which are not installed: they are the separate package "
+    "prism-memory-bench; from a clone of prism-memory run `pip install -e ./benchmarks` "
+    "(`make install` does it)"
+)
+
+
 def _bench_package() -> ModuleType:
-    return importlib.import_module("prism_memory.bench")
+    try:
+        return importlib.import_module(BENCH_PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name != BENCH_PACKAGE:
+            raise
+        raise ConfigError(BENCH_MISSING) from None
 
 
 def _load_bench(name: str) -> ModuleType | None:
     """The bench module ``name`` if it exists, imports, and follows the convention."""
     if not name.isidentifier() or name.startswith("_"):
         return None
+    package = _bench_package().__name__  # a ConfigError naming what to install when missing
     try:
-        module = importlib.import_module(f"prism_memory.bench.{name}")
+        module = importlib.import_module(f"{package}.{name}")
     except ModuleNotFoundError as exc:
-        if exc.name == f"prism_memory.bench.{name}":
+        if exc.name == f"{package}.{name}":
             return None
         log.debug("bench %s needs %s", name, exc.name)
         return None
@@ -632,7 +648,11 @@ def _summary(doc: str | None) -> str:
 
 
 def available_benchmarks() -> dict[str, str]:
-    """``{name: one-line description}`` of every usable ``prism_memory.bench`` module."""
+    """``{name: one-line description}`` of every usable ``prism_bench`` module.
+
+    Raises :class:`~prism_memory.errors.ConfigError` naming the package to install when the
+    benchmarks (``prism-memory-bench``) are not installed.
+    """
     out: dict[str, str] = {}
     for info in sorted(pkgutil.iter_modules(_bench_package().__path__), key=lambda i: i.name):
         module = _load_bench(info.name)

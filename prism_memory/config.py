@@ -156,7 +156,7 @@ class SafetyConfig(_Section):
         default=False,
         description="Ask Memory(llm=...) about the texts the screen let through although the "
         "rules found some evidence or the model's P(attack) >= 0.3; it can only add quarantines, "
-        "and any failure keeps the screen's verdict (prism_memory.safety.judge). Unmeasured here.",
+        "and any failure keeps the screen's verdict (prism_memory.llm.judge). Unmeasured here.",
     )
     llm_judge_timeout_s: float = Field(
         default=10.0, gt=0, description="Seconds to wait for the judge before keeping the verdict."

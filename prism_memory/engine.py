@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._shared import SharedStore, StoreIdentity, WriteEvent, path_slot, reusable_embedder
 from ._validation import check_record, new_record
@@ -39,6 +39,7 @@ from .errors import (
     EmbeddingDimensionError,
     PrismError,
     ScopeError,
+    ValidationError,
 )
 from .records import (
     MemoryRecord,
@@ -50,6 +51,9 @@ from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
 from .stores import EdgeStore, MemoryStore, PointData, QdrantStore, RecordFilter
 from .stores.filters import Condition
 
+if TYPE_CHECKING:
+    from .safety.poisoning import ScreenVerdict
+
 __all__ = ["Engine", "WriteEvent", "embedding_text"]
 
 log = logging.getLogger("prism_memory")
@@ -57,6 +61,17 @@ log = logging.getLogger("prism_memory")
 
 _CJK_CACHE = 4096  # texts whose CJK vectors are kept (2 KB each)
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool"})
+
+
+def _checked_ids(ids: Sequence[str]) -> list[str]:
+    """``ids`` as a list, each a non-empty string (``ValidationError`` naming the first bad one)."""
+    if isinstance(ids, str):
+        raise ValidationError(f"ids must be a list of record ids, not one string {ids!r}")
+    out = list(ids)
+    for rid in out:
+        if not isinstance(rid, str) or not rid:
+            raise ValidationError(f"record ids must be non-empty strings, got {rid!r}")
+    return out
 
 
 def embedding_text(record: MemoryRecord) -> str:
@@ -267,10 +282,21 @@ class Engine:
         *,
         reindex: bool = False,
         inserted: Sequence[MemoryRecord] | None = None,
+        updated: Sequence[str] = (),
+        deleted: Sequence[str] = (),
     ) -> None:
         """Tell every listener on the store that records of ``scope`` changed (``None`` = every
-        scope); ``inserted``: the records upserted, when that is the whole change."""
-        event = WriteEvent(scope, reindex, None if inserted is None else tuple(inserted))
+        scope); ``inserted``: the records upserted, when that is the whole change.
+
+        The write methods below announce their own changes; this is for a change made
+        outside the engine (``RecordStore.changed``)."""
+        event = WriteEvent(
+            scope,
+            reindex,
+            None if inserted is None else tuple(inserted),
+            tuple(updated),
+            tuple(deleted),
+        )
         self._shared.bus.publish(event)
 
     def report_error(self, message: str, *, logged: bool = False) -> None:
@@ -356,16 +382,28 @@ class Engine:
         of ``derived`` is only a claim. Quarantine only escalates; an already quarantined
         record stays quarantined.
         """
-        from .safety.judge import is_borderline, judge_with_llm
+        self.redact(records, keep_metadata)
+        todo = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
+        if not todo or self.config.safety.screen == "off":
+            return records
+        for record, verdict in zip(todo, self._verdicts(todo)):
+            verdict = self._second_opinion(record, verdict)
+            if verdict.quarantined:
+                record.provenance.trust = Trust.QUARANTINED
+                record.provenance.reason = verdict.reason
+                # ids and reasons only: memory text reaches the logs at DEBUG level at most
+                log.info("quarantined memory %s: %s", record.id, verdict.reason)
+                log.debug("quarantined text of %s: %r", record.id, record.text)
+        return records
+
+    def _verdicts(self, todo: Sequence[MemoryRecord]) -> list[ScreenVerdict]:
+        """The screen's verdict on each record, one batch: its text, and its speaker name
+        (shown with the text, so screened as the source's words too; a quarantined name
+        quarantines the record)."""
         from .safety.poisoning import screen_batch
 
         cfg = self.config.safety
-        self.redact(records, keep_metadata)
-        todo = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
-        if not todo or cfg.screen == "off":
-            return records
         items = [(r.text, r.provenance.source.value) for r in todo]
-        # a speaker name is shown with the text: screened as the source's words too
         named = [
             i
             for i, r in enumerate(todo)
@@ -384,24 +422,26 @@ class Engine:
                 text_verdicts[i] = replace(
                     speaker_verdict, reason=f"speaker name: {speaker_verdict.reason}"
                 )
-        for record, verdict in zip(todo, text_verdicts):
-            if cfg.llm_judge and self.llm is not None and is_borderline(verdict):
-                source = record.provenance.source.value
-                judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
-                if judged is not None and judged.attack:
-                    verdict = replace(
-                        verdict,
-                        quarantined=True,
-                        reason=f"instruction-like content from {source} (LLM judge: "
-                        f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
-                    )
-            if verdict.quarantined:
-                record.provenance.trust = Trust.QUARANTINED
-                record.provenance.reason = verdict.reason
-                # ids and reasons only: memory text reaches the logs at DEBUG level at most
-                log.info("quarantined memory %s: %s", record.id, verdict.reason)
-                log.debug("quarantined text of %s: %r", record.id, record.text)
-        return records
+        return text_verdicts
+
+    def _second_opinion(self, record: MemoryRecord, verdict: ScreenVerdict) -> ScreenVerdict:
+        """A borderline verdict judged by the LLM when ``SafetyConfig.llm_judge`` is on: an
+        attack it names quarantines the record; otherwise the screen's verdict stands."""
+        from .llm.judge import is_borderline, judge_with_llm
+
+        cfg = self.config.safety
+        if not (cfg.llm_judge and self.llm is not None and is_borderline(verdict)):
+            return verdict
+        source = record.provenance.source.value
+        judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
+        if judged is None or not judged.attack:
+            return verdict
+        return replace(
+            verdict,
+            quarantined=True,
+            reason=f"instruction-like content from {source} (LLM judge: "
+            f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
+        )
 
     def embed_records(
         self,
@@ -498,15 +538,134 @@ class Engine:
         else:
             self.redact(records, keep_metadata)
         self.store.upsert(self.embed_records(records, dense=dense, same_vector_as=same_vector_as))
+        self._announce_upserts(records)
+        return records
+
+    def _announce_upserts(self, records: Sequence[MemoryRecord]) -> None:
+        """One write event per scope of ``records``: only new, current records extend what
+        listeners hold; a new version, a superseded one or an edited record (``updated_at``
+        moved) makes them drop it."""
         by_scope: dict[str, list[MemoryRecord]] = {}
         for r in records:
             by_scope.setdefault(r.scope.key(), []).append(r)
         for group in by_scope.values():
-            # only new, current records extend what listeners hold; a new version, a
-            # superseded one or an edited record (updated_at moved) makes them drop it
             fresh = all(r.status == Status.ACTIVE and r.updated_at == r.created_at for r in group)
-            self.notify_write(group[0].scope, inserted=group if fresh else None)
-        return records
+            if fresh:
+                self.notify_write(group[0].scope, inserted=group)
+            else:
+                self.notify_write(group[0].scope, updated=[r.id for r in group])
+
+    # -- the write funnel: with write_records, the only calls that change the store -------
+    def rewrite(
+        self,
+        records: Sequence[MemoryRecord],
+        *,
+        dense: Mapping[str, list[float]] | None = None,
+        announce: bool = True,
+    ) -> None:
+        """Store states of records already stored as they are: a superseded state kept as a
+        version, a new state of the same text. No redaction, screen or scope check (the
+        record passed them when first written); the dense vector given by id is reused with
+        a BM25 vector of the text, a record without one is embedded in full.
+
+        ``announce=False``: the caller's next write in the same operation announces the
+        change (a reconcile batch, a new version and its successor).
+
+        >>> engine.rewrite([old_state], dense={old_state.id: vector})  # doctest: +SKIP
+        """
+        self.check_open()
+        if not records:
+            return
+        for record in records:
+            check_record(record)
+        given = dense or {}
+        reused = [r for r in records if given.get(r.id) is not None]
+        fresh = [r for r in records if given.get(r.id) is None]
+        sparse = self.sparse.documents([r.text for r in reused])
+        points = [PointData(r, given[r.id], s) for r, s in zip(reused, sparse)]
+        self.store.upsert(points + (self.embed_records(fresh) if fresh else []))
+        if announce:
+            self.notify_write(records[0].scope, updated=[r.id for r in records])
+
+    def update(
+        self,
+        ids: Sequence[str],
+        scope: Scope,
+        fields: Mapping[str, Any],
+        *,
+        announce: bool = True,
+        reindex: bool = False,
+    ) -> None:
+        """Set payload ``fields`` on the records ``ids`` of ``scope`` (records of other
+        scopes untouched), without re-embedding: the change is not one the vectors follow
+        (status, links, counters, a marked digest).
+
+        ``announce=False``: the caller's next write in the same operation announces the
+        change (a reconcile batch), or the fields are bookkeeping no reader caches (access
+        statistics, the extraction mark) and today's readers are not told. ``reindex``:
+        records retired by policy (archived), so the buffer index is rebuilt.
+
+        >>> engine.update([rid], Scope(user_id="alice"), {"utility": 0.8})  # doctest: +SKIP
+        """
+        self.check_open()
+        todo = _checked_ids(ids)
+        if not todo:
+            return
+        if not fields or not all(isinstance(k, str) and k for k in fields):
+            raise ValidationError(
+                f"fields to update must be a non-empty mapping of field names, got {fields!r}"
+            )
+        self.store.set_payload(todo, scope, dict(fields))
+        if announce:
+            self.notify_write(scope, reindex=reindex, updated=todo)
+
+    def delete(self, ids: Sequence[str], scope: Scope, *, reindex: bool = False) -> int:
+        """Delete the records ``ids`` of ``scope`` (others untouched; 256 per store call);
+        returns how many went. ``reindex``: records retired by policy, so indexes kept
+        beside the store (the buffer index) are rebuilt.
+
+        >>> engine.delete([rid], Scope(user_id="alice"))  # doctest: +SKIP
+        1
+        """
+        self.check_open()
+        todo = _checked_ids(ids)
+        if not todo:
+            return 0
+        n = 0
+        try:
+            for start in range(0, len(todo), 256):
+                n += self.store.delete(todo[start : start + 256], scope)
+        finally:
+            self.notify_write(scope, reindex=reindex, deleted=todo)
+        return n
+
+    def delete_where(
+        self, scope: Scope, flt: RecordFilter | None = None, *, reindex: bool = True
+    ) -> int:
+        """Delete every record of ``scope`` matching ``flt`` (all of them by default; every
+        page); returns how many went. ``reindex`` (default): a scope was cleared, so the
+        buffer index is rebuilt from the store.
+
+        >>> engine.delete_where(Scope(user_id="alice"))  # doctest: +SKIP
+        12
+        """
+        self.check_open()
+        if not isinstance(scope, Scope):
+            raise ValidationError(f"scope must be a Scope, got {type(scope).__name__}")
+        try:
+            return self.store.delete_by_filter(scope, flt)
+        finally:
+            self.notify_write(scope, reindex=reindex)
+
+    def purge(self) -> None:
+        """Make every deletion and replacement so far physical: the engine rewrites its files
+        so no deleted or overwritten text stays on disk (what reads return is unchanged, so
+        nothing is announced). Pair with :meth:`begin_purge` where a crash must not lose it.
+
+        >>> engine.purge()  # doctest: +SKIP
+        """
+        self.check_open()
+        self.store.purge()
 
     def foreign_ids(self, records: Sequence[MemoryRecord]) -> set[str]:
         """Ids of ``records`` that name a stored record of another scope, or that two of

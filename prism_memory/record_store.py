@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from .engine import Engine
 from .records import MemoryRecord, Scope, ScoredRecord
+from .retrieval.hybrid import hybrid_query
 from .stores import RecordFilter
 
 __all__ = ["RecordStore"]
@@ -109,7 +110,8 @@ class RecordStore:
         construction, no intent: the integration's own ranking of its own records."""
         self._engine.check_open()
         engine = self._engine
-        return engine.store.hybrid_query(
+        return hybrid_query(
+            engine.store,
             scope,
             engine.embedder.embed_query(text),
             engine.sparse.query(text),
@@ -159,12 +161,7 @@ class RecordStore:
     def delete(self, ids: Sequence[str], scope: Scope) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched); returns how many went.
         The scope's recall caches are dropped."""
-        self._engine.check_open()
-        if not ids:
-            return 0
-        n = self._engine.store.delete(list(ids), scope)
-        self._engine.notify_write(scope)
-        return n
+        return self._engine.delete(list(ids), scope)
 
     def changed(self, scope: Scope | None) -> None:
         """Tell PRISM that records of ``scope`` (``None``: any) changed outside this object,

@@ -3,11 +3,12 @@
 Design:
 - Same methods, signatures and return types as :class:`~prism_memory.Memory` (sync, and the
   ``a``-prefixed async twins), so code and adapters written for ``Memory`` run unchanged
-  against a service shared by several processes. Each method is written once, in
-  ``_remote_calls.py``, as a function with ``Memory``'s signature that turns its arguments
-  into a ``Call`` (HTTP method, path, query, body, and how to read the answer); :func:`_sync`
-  and :func:`_async` make the blocking and the async method from it (``httpx.Client`` /
-  ``httpx.AsyncClient``).
+  against a service shared by several processes. No signature is written here: each method is
+  made from the ``Memory`` method of its name (:func:`_sync` / :func:`_async`: its
+  ``inspect.signature``, docstring and, for mypy, its parameter types), binds its arguments
+  to that signature and sends the :class:`~prism_memory._remote_calls.Call` that
+  ``_remote_calls.ROUTES`` makes of them (``httpx.Client`` / ``httpx.AsyncClient``). Export and
+  import stream local files (:func:`_local` gives them ``Memory``'s signature too).
 - Answers are rebuilt into the library's own objects (``MemoryRecord``, ``ScoredRecord``,
   ``MemoryContext``, ``RememberResult``, ``RecordPage``, ...) by :mod:`prism_memory.wire`;
   a service error is raised as the library's error class (``NotFoundError``,
@@ -37,6 +38,7 @@ from ._remote_calls import Call, _query
 from ._transfer import ImportReport
 from ._validation import new_record
 from .errors import PrismError, ScopeError, StoreUnavailableError, ValidationError
+from .memory import Memory
 from .records import SCOPE_FIELDS
 
 __all__ = ["RemoteMemory"]
@@ -53,14 +55,36 @@ def _loads(content: bytes) -> Any:
     return orjson.loads(content)
 
 
-def _method_signature(op: Callable[..., Any]) -> inspect.Signature:
-    """``op``'s signature as a method's: ``self`` first, and the answer's type as the return."""
-    sig = inspect.signature(op)
-    returns = str(sig.return_annotation)
-    if returns.startswith("Call[") and returns.endswith("]"):
-        returns = returns[5:-1]
+def _method_signature(method: Callable[..., Any]) -> inspect.Signature:
+    """``Memory``'s signature of ``method``, with ``self`` positional-only."""
+    sig = inspect.signature(method)
     me = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
-    return sig.replace(parameters=[me, *sig.parameters.values()], return_annotation=returns)
+    return sig.replace(parameters=[me, *list(sig.parameters.values())[1:]])
+
+
+def _binder(
+    method: Callable[..., Any],
+) -> Callable[[tuple[Any, ...], dict[str, Any]], dict[str, Any]]:
+    """Bind a call's arguments to ``Memory``'s signature of ``method`` (a wrong call raises the
+    ``TypeError`` ``Memory`` would), by name, defaults applied."""
+    sig = inspect.signature(method)
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        bound = sig.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments["self"]
+        return arguments
+
+    return bind
+
+
+def _like(remote: Callable[..., Any], method: Callable[..., Any], name: str) -> None:
+    """Give ``remote`` the name, signature and docstring of ``Memory``'s ``method``."""
+    functools.update_wrapper(remote, method)
+    remote.__name__ = name
+    remote.__qualname__ = f"RemoteMemory.{name}"
+    remote.__signature__ = _method_signature(method)  # type: ignore[attr-defined]
 
 
 def _request_parts(call: Call[Any]) -> dict[str, Any]:
@@ -88,26 +112,48 @@ def _request_parts(call: Call[Any]) -> dict[str, Any]:
     return parts
 
 
-def _sync(op: Callable[_P, Call[_R]]) -> Callable[Concatenate[RemoteMemory, _P], _R]:
-    @functools.wraps(op)
-    def method(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return self._send(op(*args, **kwargs))
+def _sync(
+    method: Callable[Concatenate[Memory, _P], _R],
+) -> Callable[Concatenate[RemoteMemory, _P], _R]:
+    """The blocking method of ``RemoteMemory`` that sends ``Memory.<name>``'s call."""
+    name, bind = method.__name__, _binder(method)
 
-    method.__signature__ = _method_signature(op)  # type: ignore[attr-defined]
-    return method
+    def remote(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        result: _R = self._send(calls.call(name, bind(args, kwargs)))
+        return result
+
+    _like(remote, method, name)
+    return remote
 
 
 def _async(
-    op: Callable[_P, Call[_R]],
+    method: Callable[Concatenate[Memory, _P], _R],
 ) -> Callable[Concatenate[RemoteMemory, _P], Coroutine[Any, Any, _R]]:
-    @functools.wraps(op)
-    async def method(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return await self._asend(op(*args, **kwargs))
+    """The async twin (``a<name>``) of :func:`_sync`'s method, on ``httpx.AsyncClient``."""
+    name, bind = method.__name__, _binder(method)
 
-    method.__name__ = method.__qualname__ = f"a{op.__name__}"
-    method.__doc__ = f"Async :meth:`{op.__name__}`."
-    method.__signature__ = _method_signature(op)  # type: ignore[attr-defined]
-    return method
+    async def remote(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        result: _R = await self._asend(calls.call(name, bind(args, kwargs)))
+        return result
+
+    _like(remote, method, f"a{name}")
+    remote.__doc__ = f"Async :meth:`{name}`."
+    return remote
+
+
+def _local(
+    method: Callable[Concatenate[Memory, _P], _R],
+    run: Callable[[RemoteMemory, dict[str, Any]], _R],
+) -> Callable[Concatenate[RemoteMemory, _P], _R]:
+    """A method with ``Memory``'s signature of ``method`` whose work, ``run(self, arguments)``,
+    is done here (streaming a local file), not by one request."""
+    bind = _binder(method)
+
+    def remote(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return run(self, bind(args, kwargs))
+
+    _like(remote, method, method.__name__)
+    return remote
 
 
 def _thread_twin(
@@ -119,7 +165,8 @@ def _thread_twin(
     async def call(self: RemoteMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         return await asyncio.to_thread(method, self, *args, **kwargs)
 
-    call.__name__ = call.__qualname__ = f"a{method.__name__}"
+    call.__name__ = f"a{method.__name__}"
+    call.__qualname__ = f"RemoteMemory.a{method.__name__}"
     call.__doc__ = f"Async :meth:`{method.__name__}`."
     return call
 
@@ -224,97 +271,84 @@ class RemoteMemory:
     #: Validate arguments into a :class:`MemoryRecord` (no I/O), as ``Memory.build_record``.
     build_record = staticmethod(new_record)
 
-    # -- the public methods: one sync and one async method per operation above ------------------
-    add = _sync(calls.add)
-    add_many = _sync(calls.add_many)
-    get = _sync(calls.get)
-    list = _sync(calls.list)
-    count = _sync(calls.count)
-    update = _sync(calls.update)
-    release = _sync(calls.release)
-    stats = _sync(calls.stats)
-    delete = _sync(calls.delete)
-    delete_all = _sync(calls.delete_all)
-    delete_by_source = _sync(calls.delete_by_source)
-    remember = _sync(calls.remember)
-    remember_fact = _sync(calls.remember_fact)
-    buffer = _sync(calls.buffer)
-    history = _sync(calls.history)
-    session_turns = _sync(calls.session_turns)
-    restore = _sync(calls.restore)
-    flush_buffer = _sync(calls.flush_buffer)
-    end_session = _sync(calls.end_session)
-    task = _sync(calls.task)
-    consolidate = _sync(calls.consolidate)
-    forget = _sync(calls.forget)
-    touch = _sync(calls.touch)
-    resume_extraction = _sync(calls.resume_extraction)
-    search = _sync(calls.search)
-    recall = _sync(calls.recall)
-    feedback = _sync(calls.feedback)
-    register_intent = _sync(calls.register_intent)  # type: ignore[arg-type]  # **fields
-    flush_access = _sync(calls.flush_access)
-    purge = _sync(calls.purge)
+    # -- the public methods: Memory's, one request each (sync and async) ----------------------
+    add = _sync(Memory.add)
+    add_many = _sync(Memory.add_many)
+    get = _sync(Memory.get)
+    list = _sync(Memory.list)
+    count = _sync(Memory.count)
+    update = _sync(Memory.update)
+    release = _sync(Memory.release)
+    stats = _sync(Memory.stats)
+    delete = _sync(Memory.delete)
+    delete_all = _sync(Memory.delete_all)
+    delete_by_source = _sync(Memory.delete_by_source)
+    remember = _sync(Memory.remember)
+    remember_fact = _sync(Memory.remember_fact)
+    buffer = _sync(Memory.buffer)
+    history = _sync(Memory.history)
+    session_turns = _sync(Memory.session_turns)
+    restore = _sync(Memory.restore)
+    flush_buffer = _sync(Memory.flush_buffer)
+    end_session = _sync(Memory.end_session)
+    task = _sync(Memory.task)
+    consolidate = _sync(Memory.consolidate)
+    forget = _sync(Memory.forget)
+    touch = _sync(Memory.touch)
+    resume_extraction = _sync(Memory.resume_extraction)
+    search = _sync(Memory.search)
+    recall = _sync(Memory.recall)
+    feedback = _sync(Memory.feedback)
+    register_intent = _sync(Memory.register_intent)  # type: ignore[arg-type]  # **fields
+    flush_access = _sync(Memory.flush_access)
+    purge = _sync(Memory.purge)
+    flush = _sync(Memory.flush)
 
-    aadd = _async(calls.add)
-    aadd_many = _async(calls.add_many)
-    aget = _async(calls.get)
-    alist = _async(calls.list)
-    acount = _async(calls.count)
-    aupdate = _async(calls.update)
-    arelease = _async(calls.release)
-    astats = _async(calls.stats)
-    adelete = _async(calls.delete)
-    adelete_all = _async(calls.delete_all)
-    adelete_by_source = _async(calls.delete_by_source)
-    aremember = _async(calls.remember)
-    aremember_fact = _async(calls.remember_fact)
-    abuffer = _async(calls.buffer)
-    ahistory = _async(calls.history)
-    asession_turns = _async(calls.session_turns)
-    arestore = _async(calls.restore)
-    aflush_buffer = _async(calls.flush_buffer)
-    aend_session = _async(calls.end_session)
-    atask = _async(calls.task)
-    aconsolidate = _async(calls.consolidate)
-    aforget = _async(calls.forget)
-    atouch = _async(calls.touch)
-    aresume_extraction = _async(calls.resume_extraction)
-    asearch = _async(calls.search)
-    arecall = _async(calls.recall)
-    afeedback = _async(calls.feedback)
-    aregister_intent = _async(calls.register_intent)  # type: ignore[arg-type]  # **fields
-    aflush_access = _async(calls.flush_access)
-    apurge = _async(calls.purge)
+    aadd = _async(Memory.add)
+    aadd_many = _async(Memory.add_many)
+    aget = _async(Memory.get)
+    alist = _async(Memory.list)
+    acount = _async(Memory.count)
+    aupdate = _async(Memory.update)
+    arelease = _async(Memory.release)
+    astats = _async(Memory.stats)
+    adelete = _async(Memory.delete)
+    adelete_all = _async(Memory.delete_all)
+    adelete_by_source = _async(Memory.delete_by_source)
+    aremember = _async(Memory.remember)
+    aremember_fact = _async(Memory.remember_fact)
+    abuffer = _async(Memory.buffer)
+    ahistory = _async(Memory.history)
+    asession_turns = _async(Memory.session_turns)
+    arestore = _async(Memory.restore)
+    aflush_buffer = _async(Memory.flush_buffer)
+    aend_session = _async(Memory.end_session)
+    atask = _async(Memory.task)
+    aconsolidate = _async(Memory.consolidate)
+    aforget = _async(Memory.forget)
+    atouch = _async(Memory.touch)
+    aresume_extraction = _async(Memory.resume_extraction)
+    asearch = _async(Memory.search)
+    arecall = _async(Memory.recall)
+    afeedback = _async(Memory.feedback)
+    aregister_intent = _async(Memory.register_intent)  # type: ignore[arg-type]  # **fields
+    aflush_access = _async(Memory.flush_access)
+    apurge = _async(Memory.purge)
+    aflush = _async(Memory.flush)
 
     # -- export / import: streamed to and from local files ----------------------------------
-    def export_jsonl(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        all_scopes: bool = False,
-        vectors: bool = True,
-    ) -> int:
-        """Stream the service's export of a scope into the local file ``path``; returns how
-        many records it holds (``Memory.export_jsonl``; ``all_scopes`` needs an admin key)."""
+    def _export(self, args: dict[str, Any]) -> int:
+        """Stream the service's export of a scope into the local file ``args["path"]``
+        (``all_scopes`` needs an admin key)."""
         import httpx
 
-        target = Path(path)
+        target = Path(args.pop("path"))
         if not target.parent.is_dir():
             raise ValidationError(
                 f"cannot export to {target}: the directory {target.parent} does not exist; "
                 "create it first or pick another path"
             )
-        params = _query(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            all_scopes=all_scopes,
-            vectors=vectors,
-        )
+        params = _query(**args)
         tmp = target.with_name(target.name + ".tmp")
         try:
             with self._client.stream("GET", "/v1/export", params=params) as r:
@@ -334,24 +368,16 @@ class RemoteMemory:
             raise
         return n
 
-    def import_jsonl(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        skip_bad: bool = False,
-        batch_size: int = 64,
-        progress: Callable[[int], None] | None = None,
-        reembed: bool = False,
-    ) -> ImportReport:
-        """Stream the local export ``path`` to the service, which imports it
-        (``Memory.import_jsonl``: a bad line imports nothing unless ``skip_bad``; a key may
-        import only records of its own scopes). ``progress(n)`` is called once, at the end."""
+    def _import(self, args: dict[str, Any]) -> ImportReport:
+        """Stream the local export ``args["path"]`` to the service, which imports it (a key may
+        import only records of its own scopes); ``progress(n)`` is called once, at the end."""
         import httpx
 
-        source = Path(path)
+        source = Path(args.pop("path"))
+        progress = args.pop("progress")
         if not source.is_file():
             raise ValidationError(f"cannot import {source}: no such file")
-        params = _query(skip_bad=skip_bad, batch_size=batch_size, reembed=reembed)
+        params = _query(**args)
 
         def chunks() -> Any:
             with open(source, "rb") as fh:
@@ -374,18 +400,12 @@ class RemoteMemory:
             progress(report.imported)
         return report
 
+    export_jsonl = _local(Memory.export_jsonl, _export)
+    import_jsonl = _local(Memory.import_jsonl, _import)
     aexport_jsonl = _thread_twin(export_jsonl)
     aimport_jsonl = _thread_twin(import_jsonl)
 
-    # -- durability and closing -------------------------------------------------------------
-    def flush(self, timeout: float | None = None) -> None:
-        """Ask the service to make acknowledged writes durable (``Memory.flush``)."""
-        self._send(calls.flush())
-
-    async def aflush(self, timeout: float | None = None) -> None:
-        """Async :meth:`flush`."""
-        await self._asend(calls.flush())
-
+    # -- service and closing ------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
         """The service's ``GET /v1/health`` answer (``{"status": "ok", ...}``)."""
         result: dict[str, Any] = self._send(Call("GET", "/v1/health", dict))

@@ -28,8 +28,9 @@ import re
 from collections.abc import Iterable
 
 from .clauses import is_reply_instruction, lemma, third_person
-from .lexicon import CHANGE_VERBS, RELATIONS, ZH_RELATIONS
+from .lexicon import CHANGE_VERBS, RELATIONS
 from .sentences import expand_contractions, is_cjk, speech_act
+from .zh_lexicon import ZH_RELATIONS
 
 __all__ = [
     "about_person",

@@ -20,11 +20,17 @@ from typing import Any
 from ..records import Entity
 from .candidate import FactCandidate
 from .dates import TimeMention, cn_number, find_times
-from .lexicon import ZH_DIETS, ZH_JOB_SUFFIX, ZH_PETS
-from .patterns import _MONEY
+from .patterns import MONEY, read_money
 from .sentences import is_cjk, speech_act, split_clauses
 from .zh_attributes import read_change, read_property
-from .zh_lexicon import ZH_DISCOURSE_NOUNS, ZH_MEASURE_UNITS, ZH_ROLES
+from .zh_lexicon import (
+    ZH_DIETS,
+    ZH_DISCOURSE_NOUNS,
+    ZH_JOB_SUFFIX,
+    ZH_MEASURE_UNITS,
+    ZH_PETS,
+    ZH_ROLES,
+)
 from .zh_names import NAME_END, ROLE_PHRASE, ZhName, find_names, is_name_shaped
 
 __all__ = ["ChineseExtractor"]
@@ -70,12 +76,12 @@ _PET = re.compile(
     rf"养了?(?:一|两|三|几)?(?:只|条|个|匹)?(?P<pet>[\u4e00-\u9fff]{{0,4}}?(?:{ZH_PETS}))(?:[，,]?\s*(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fff]{{1,4}}))?"
 )
 _AMOUNT = re.compile(
-    rf"^(?:每个?月|每年|每晚|每天|每周)?(?:的)?(?P<attr>[\u4e00-\u9fff]{{2,4}}?)(?:是|为|大概|差不多|大约|要|有)?(?:每个?月|每年|每晚|每天)?{_MONEY}"
+    rf"^(?:每个?月|每年|每晚|每天|每周)?(?:的)?(?P<attr>[\u4e00-\u9fff]{{2,4}}?)(?:是|为|大概|差不多|大约|要|有)?(?:每个?月|每年|每晚|每天)?{MONEY}"
 )
 _BUDGET = re.compile(
     rf"(?:我的?|我们的?)?(?P<what>[\u4e00-\u9fff]{{0,4}}?)预算(?:是|为|有|在|可以|能)?"
     rf"(?:提高到|增加到|涨到|降到|降低到|调整到|改成|改为|改到|减到)?(?:大概|大约|差不多)?"
-    rf"(?:每晚|每个?月|每天|每人|一晚)?{_MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
+    rf"(?:每晚|每个?月|每天|每人|一晚)?{MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
 )
 _CHANGE = re.compile(r"改(?:去|成|到|为|在)|换成|换到|推迟到|提前到|挪到|调到|延期到|搬到")
 # what a change is about: "五一的计划改了", "婚礼改到了7月8号" (never a pronoun: "我们改去厦门")
@@ -536,9 +542,7 @@ def _tail(m: re.Match[str]) -> str:
 
 
 def _amount(text: str) -> tuple[float | None, str | None]:
-    from .clauses import _money
-
-    amount, unit = _money(text)
+    amount, unit = read_money(text)
     if unit is None and re.search(r"元|块", text):
         unit = "CNY"
     return amount, unit

@@ -98,7 +98,7 @@ from .lexicon import (
     VAGUE_VERBS,
     VERBLIKE,
 )
-from .patterns import _BUDGET, _CURRENCY, _MONEY, _NOT_NAMES
+from .patterns import BUDGET, MONEY, NOT_NAMES, read_money
 from .sentences import drop_quotes, expand_contractions, is_cjk, speech_act, split_clauses
 
 __all__ = ["EnglishExtractor", "is_reply_instruction", "lemma", "third_person", "third_singular"]
@@ -222,7 +222,7 @@ _DOSE = re.compile(
     re.I,
 )
 _SALARY = re.compile(
-    rf"{_MONEY}\s*(?:a|per|/|each|every)\s*(?P<per>year|yr|annum|month|hour|hr|week)\b", re.I
+    rf"{MONEY}\s*(?:a|per|/|each|every)\s*(?P<per>year|yr|annum|month|hour|hr|week)\b", re.I
 )
 # adjectives that describe a lasting state of a person, not a mood
 _LASTING_STATE = re.compile(
@@ -691,12 +691,12 @@ class EnglishExtractor:
                 k += 1
             if k < n and toks[k].low in TITLES:
                 k += 1
-            if k < n and toks[k].text[:1].isupper() and toks[k].text not in _NOT_NAMES:
+            if k < n and toks[k].text[:1].isupper() and toks[k].text not in NOT_NAMES:
                 name_toks = [toks[k].text]
                 if (
                     k + 1 < n
                     and toks[k + 1].text[:1].isupper()
-                    and toks[k + 1].text not in _NOT_NAMES
+                    and toks[k + 1].text not in NOT_NAMES
                 ):
                     name_toks.append(toks[k + 1].text)
                 name = " ".join(name_toks)
@@ -1411,7 +1411,7 @@ class EnglishExtractor:
             value = _strip_article(_possessive_value(rest))
             amount, unit = (None, None)
             if re.search(r"\d", value):
-                amount, unit = _money(value)
+                amount, unit = read_money(value)
             fields: dict[str, Any] = {"attribute": attr, "value": value, "subject": holder}
             if amount is not None:
                 fields.update(amount=amount, unit=unit)
@@ -1482,7 +1482,7 @@ class EnglishExtractor:
                     )
             elif t.low in TITLES and i + 1 < n and toks[i + 1].text[:1].isupper():
                 name = toks[i + 1].text
-                if name not in _NOT_NAMES:
+                if name not in NOT_NAMES:
                     self.last_person = name
                     out.append(
                         FactCandidate(
@@ -1565,7 +1565,7 @@ class EnglishExtractor:
         new = _clean_value(_without_times(re.split(r",\s*", new)[0], times))
         if not new:
             return []
-        amount, unit = _money(new) if re.search(r"\d", new) else (None, None)
+        amount, unit = read_money(new) if re.search(r"\d", new) else (None, None)
         fields: dict[str, Any] = {
             "attribute": attr,
             "value": _possessive_value(new),
@@ -1614,7 +1614,7 @@ class EnglishExtractor:
     def _budget(self, clause: str) -> list[FactCandidate]:
         out = []
         holder = self.who or "user"
-        for pattern in _BUDGET:
+        for pattern in BUDGET:
             for m in pattern.finditer(clause):
                 rest = re.sub(
                     r"\s*\b(?:now|then|instead|too|max|maximum|tops|on the trip|in total)\s*$",
@@ -1622,7 +1622,7 @@ class EnglishExtractor:
                     m.group("rest"),
                 )
                 value = (m.group("money") + rest).strip()
-                amount, unit = _money(value)
+                amount, unit = read_money(value)
                 if amount is None:
                     continue
                 fields: dict[str, Any] = {
@@ -1895,28 +1895,10 @@ def _clean_obj(obj: str | None) -> str | None:
     return obj[:80]
 
 
-def _money(text: str) -> tuple[float | None, str | None]:
-    m = re.search(r"(\d[\d,]*(?:\.\d+)?)\s?([kK]|万|千)?(?![\d])", text)
-    if m is None:
-        return None, None
-    try:
-        amount = float(m.group(1).replace(",", ""))
-    except ValueError:
-        return None, None
-    amount *= {"k": 1e3, "K": 1e3, "万": 1e4, "千": 1e3}.get(m.group(2) or "", 1.0)
-    lowered = text.lower()
-    unit = None
-    for token, code in _CURRENCY.items():
-        if re.search(rf"(?<![a-z]){re.escape(token)}(?![a-z])", lowered):
-            unit = code
-            break
-    return amount, unit
-
-
 def _topic_words(phrase: str) -> list[str]:
     """Words naming a thing for retirement: its proper nouns, else its content words."""
     words = re.findall(r"[\w'-]+", phrase)
-    proper = [w.lower() for w in words if w[:1].isupper() and w not in _NOT_NAMES]
+    proper = [w.lower() for w in words if w[:1].isupper() and w not in NOT_NAMES]
     if proper:
         return proper
     return [
@@ -1947,7 +1929,7 @@ def _fact(
     }
     if money or amount is not None:
         if amount is None:
-            amount, unit = _money(value)
+            amount, unit = read_money(value)
             fields["unit"] = unit
         fields["amount"] = amount
     if predicate:

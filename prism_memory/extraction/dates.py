@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 __all__ = [
     "TimeMention",
+    "cn_number",
     "find_times",
     "parse_clock",
     "parse_session_date",

@@ -1,28 +1,75 @@
-"""Word lists of the rule extractor: general English and Chinese vocabulary, no evaluation data.
+"""Word lists of the English rule extractor: general vocabulary, no evaluation data.
 
-Kept apart from the logic (``clauses.py``, ``chinese.py``) so that a reader can audit them: they
+Kept apart from the logic (``clauses.py``, ``change.py``) so that a reader can audit them: they
 name grammatical classes (adverbs, auxiliaries, irregular verbs), everyday life attributes
-(diets, jobs, relatives, pets) and the verbs that state a preference or report speech.
+(diets, jobs, relatives, pets) and the verbs that state a preference or report speech. Every
+list is public and named in ``__all__``; the Chinese word classes are in ``zh_lexicon.py``.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ABSTRACT_NOUNS",
+    "ACQUIRE_VERBS",
     "ADVERBS",
     "ATTRIBUTE_SYNONYMS",
+    "AVOID_VERBS",
+    "BE",
+    "CHANGE_VERBS",
+    "CHOICE_VERBS",
     "COGNITIVE",
+    "COMMUTE_VERBS",
+    "CONSUME_VERBS",
+    "COUNT_AFTER",
+    "DETERMINERS",
     "DIETS",
     "DIET_RESTRICTIONS",
     "DISLIKE_PHRASES",
+    "DISLIKE_VERBS",
+    "DO",
+    "EMOTION",
+    "EVALUATIVE",
+    "FILLER_WORDS",
+    "FUNCTION_WORDS",
     "HABITUAL",
+    "HAVE",
+    "ING_NOUNS",
+    "INTENSIFIERS",
     "IRREGULAR",
     "JOBS",
+    "KIN_MODIFIERS",
+    "KIN_RELATION_MODIFIERS",
     "LIKE_PHRASES",
+    "LIKE_VERBS",
     "MODALS",
+    "MY_NOUN_STOP",
+    "NEW_CLAUSE_AFTER_AND",
+    "NON_PERSON_SUBJECTS",
     "NOT_JOBS",
+    "NOT_LOWER",
+    "NO_EVENT_OPENERS",
+    "OBJ_STOP",
+    "OPENERS",
+    "PARTICIPLES",
+    "PARTICLES",
+    "PAST_FORMS",
     "PETS",
+    "PLACE_WORDS",
+    "PREPOSITIONS",
+    "PRONOUN_OBJECTS",
+    "QUALIFIERS",
     "RELATIONS",
-    "ZH_RELATIONS",
+    "STATE_CHANGE",
+    "STATE_OPENERS",
+    "STATE_PARTICIPLES",
+    "SUBORDINATORS",
+    "TIME_WORDS",
+    "TITLES",
+    "TO_VERBS",
+    "TRAVEL_VERBS",
+    "UNIT_NOUNS",
+    "VAGUE_VERBS",
+    "VERBLIKE",
 ]
 
 ADVERBS = frozenset(
@@ -921,8 +968,6 @@ ATTRIBUTE_SYNONYMS: dict[str, str] = {
     "laptop": "laptop",
     "computer": "computer",
 }
-# vehicles: "I drive a X" fills the "car" slot
-VEHICLES = ("car", "truck", "van", "suv", "motorbike", "motorcycle", "scooter", "bike")
 # means of getting to work ("I cycle to work", "I take the train to work")
 COMMUTE_VERBS = frozenset(
     [
@@ -1066,16 +1111,6 @@ UNIT_NOUNS = frozenset(
         "o'clock",
     ]
 )
-
-ZH_RELATIONS = (
-    "老公|老婆|丈夫|妻子|爱人|男朋友|女朋友|男友|女友|未婚夫|未婚妻|爸爸|妈妈|父亲|母亲|"
-    "儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|姑姑|"
-    "表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|朋友|好朋友|闺蜜|同事|老板|领导|上司|室友|邻居|"
-    "同学|老师|师傅|岳父|岳母|公公|婆婆|侄子|侄女|外甥|外甥女|孙子|孙女"
-)
-ZH_PETS = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|鹦鹉|仓鼠|金鱼|乌龟|柯基|柴犬|金毛|泰迪|哈士奇|拉布拉多|布偶|英短|橘猫"
-ZH_JOB_SUFFIX = "师|员|生|家|工|长|手|医|者|警|官|匠|夫|士|商|总|农|记者|主播|博主"
-ZH_DIETS = {"吃素": "素食", "素食": "素食", "吃全素": "全素", "纯素": "全素", "吃斋": "素食"}
 
 
 # -- word classes used by the English clause reader (clauses.py) ---------------------

@@ -1,22 +1,31 @@
-"""Regex patterns shared by the rule extractor and the turn annotations (English and Chinese).
+"""Money and name patterns shared by the English and Chinese readers and the turn annotations.
 
-They are generic language patterns — money amounts, "my budget is", "I can spend up to",
-"my sister Anna", "Mr. Zhang", "我喜欢", "我的预算是" — never tuned to any evaluation data.
-The clause reader (``clauses.py``, ``chinese.py``) keeps its own patterns next to its logic and
-its word lists in ``lexicon.py``.
+They are generic language patterns (money amounts, "my budget is", "I can spend up to",
+"我的预算是", words that are capitalised without being names), never tuned to any evaluation
+data. What one reader alone uses stays next to its logic: the clause readers' patterns in
+``clauses.py`` and ``chinese.py``, the turn cues in ``rules.py``, the person patterns in
+``entities.py``; word lists are in ``lexicon.py`` and ``zh_lexicon.py``.
+
+Example:
+    >>> m = BUDGET[0].search("My budget is about $400 a night")
+    >>> m.group("money"), CURRENCY["$"]
+    ('$400 ', 'USD')
 """
 
 from __future__ import annotations
 
 import re
 
-_END = r"(?=[.!?;,，。！？；]|\s+(?:but|and|because|since|so|though|although|when|if)\b|$)"
-_OBJ = r"(?P<obj>[^.!?;,，。！？；\n]{2,60}?)"
-_MONEY = (
+__all__ = ["BUDGET", "CURRENCY", "MONEY", "NOT_NAMES", "read_money"]
+
+#: an amount of money: a currency sign or word around a number ("$1,200", "500 euros", "3万"),
+#: captured as ``money``
+MONEY = (
     r"(?P<money>(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?[kK]?|\d[\d,]*(?:\.\d+)?\s?[kK]?"
     r"(?:\s?(?:dollars|usd|bucks|euros?|eur|pounds|gbp|yuan|rmb|cny|元|块|美元|人民币|万|千))?))"
 )
-_CURRENCY = {
+#: currency signs and words (lower case) -> ISO code
+CURRENCY = {
     "$": "USD",
     "dollars": "USD",
     "usd": "USD",
@@ -37,91 +46,26 @@ _CURRENCY = {
     "人民币": "CNY",
     "美元": "USD",
 }
-_EN_PREFS: list[tuple[re.Pattern[str], str, float]] = [
-    (
-        re.compile(
-            rf"\bI\s+(?:really\s+|absolutely\s+|do\s+|also\s+|just\s+)?(?:love|like|enjoy|adore|prefer)\s+(?:to\s+)?{_OBJ}{_END}",
-            re.I,
-        ),
-        "like",
-        0.75,
-    ),
-    (
-        re.compile(
-            rf"\bI\s+(?:really\s+)?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy)\s+{_OBJ}{_END}",
-            re.I,
-        ),
-        "dislike",
-        0.75,
-    ),
-    (
-        re.compile(
-            rf"\bI\s+(?:can't|cannot|can not|don't|do not|never)\s+(?:eat|drink|have|stand)\s+{_OBJ}{_END}",
-            re.I,
-        ),
-        "avoid",
-        0.8,
-    ),
-    (re.compile(rf"\bI(?:'m| am)\s+allergic\s+to\s+{_OBJ}{_END}", re.I), "avoid", 0.9),
-    (re.compile(r"^\s*(?:an?\s+)?(?P<obj>[\w][\w -]{2,40}?),?\s+please\b", re.I), "need", 0.7),
-    (
-        re.compile(rf"\b(?:please\s+)?(?:book|get|reserve)\s+me\s+(?:an?\s+)?{_OBJ}{_END}", re.I),
-        "need",
-        0.6,
-    ),
-]
-_ZH_PREFS: list[tuple[re.Pattern[str], str, float]] = [
-    (
-        re.compile(
-            r"我(?:很|非常|最|也|特别|真的)?(?:不喜欢|讨厌|不爱|受不了)(?P<obj>[^，。！？,.!?；;\s]{1,30})"
-        ),
-        "dislike",
-        0.75,
-    ),
-    (
-        re.compile(
-            r"我(?:很|非常|最|也|特别|真的)?(?<!不)(?:喜欢|爱吃|爱|偏好|喜爱)(?P<obj>[^，。！？,.!?；;\s]{1,30})"
-        ),
-        "like",
-        0.75,
-    ),
-    (
-        re.compile(
-            r"我(?:不能|不吃|不喝|对)(?P<obj>[^，。！？,.!?；;\s]{1,20}?)(?:过敏)?(?=[，。！？,.!?；;]|$)"
-        ),
-        "avoid",
-        0.7,
-    ),
-]
-_BUDGET = [
+#: "my budget is X", "I can spend up to X", "我的预算是X": ``money`` and the words after it
+#: (``rest``); the first is the English budget statement
+BUDGET = [
     re.compile(
         rf"\b(?:my|our|the)\s+(?:[\w-]+\s+){{0,2}}?budget(?:\s+(?:for|on|of)\s+[^.!?;,]{{1,40}}?)?\s+"
         rf"(?:is|was|of|will be|would be|is now|now is|has gone up to|went up to|is up to)\s+"
-        rf"(?:now\s+)?(?:about\s+|around\s+|roughly\s+|up to\s+|at most\s+|max\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        rf"(?:now\s+)?(?:about\s+|around\s+|roughly\s+|up to\s+|at most\s+|max\s+)?{MONEY}(?P<rest>[^.!?;,]{{0,20}})",
         re.I,
     ),
     re.compile(
         rf"\b(?:I|we)\s+(?:can|could|am able to|are able to|'m able to)\s+(?:now\s+|only\s+|still\s+)?"
-        rf"(?:go|spend|pay|afford)\s+(?:up\s+to\s+|as much as\s+|about\s+|around\s+)?{_MONEY}(?P<rest>[^.!?;,]{{0,20}})",
+        rf"(?:go|spend|pay|afford)\s+(?:up\s+to\s+|as much as\s+|about\s+|around\s+)?{MONEY}(?P<rest>[^.!?;,]{{0,20}})",
         re.I,
     ),
     re.compile(
-        rf"我的?预算(?:是|为|有|在)?(?:大概|大约|差不多)?{_MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
+        rf"我的?预算(?:是|为|有|在)?(?:大概|大约|差不多)?{MONEY}(?P<rest>[^，。！？,.!?]{{0,8}})"
     ),
 ]
-_RELATIONS = (
-    "wife|husband|partner|boyfriend|girlfriend|son|daughter|kid|child|mother|mom|mum|father|dad|"
-    "brother|sister|grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|friend|best friend|"
-    "boss|manager|colleague|coworker|co-worker|roommate|neighbor|neighbour|doctor|teacher|dog|cat"
-)
-_PERSON_REL = re.compile(
-    rf"\b[Mm]y\s+(?P<rel>(?i:{_RELATIONS}))(?:,)?\s+(?:is\s+|named\s+|called\s+)?(?P<name>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\b"
-)
-_TITLED = re.compile(r"\b(?P<title>Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+(?P<name>[A-Z][a-z]+)\b")
-_ZH_SURNAMES = "张王李赵刘陈杨黄吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤"
-_ZH_PERSON = re.compile(rf"(?P<name>[{_ZH_SURNAMES}](?:先生|女士|小姐|老师|总|经理|医生|教授))")
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
-_NOT_NAMES = frozenset(
+#: capitalised words that are not names (pronoun forms, titles, sentence openers)
+NOT_NAMES = frozenset(
     [
         "I",
         "I'm",
@@ -309,16 +253,27 @@ _NOT_NAMES = frozenset(
         "Recently",
     ]
 )
-_QUESTION = re.compile(r"\?\s*$")
-_SMALL_TALK = re.compile(
-    r"^\s*(?:hi|hey|hello|thanks|thank you|bye|goodbye|ok|okay|cool|nice|great|lol|haha|你好|谢谢|好的|再见)\W*$",
-    re.I,
-)
-_CONSTRAINT = re.compile(
-    r"\b(?:budget|must|need to|have to|can't|cannot|no more than|at most|at least|under|before|by|without)\b|预算|不超过|以内|必须|不能",
-    re.I,
-)
-_DECISION = re.compile(
-    r"\b(?:let's|let us|I'll|I will|we'll|we will|decided|go with|book it|choose|chose|confirm|confirmed)\b|决定|就选|确定|订了",
-    re.I,
-)
+
+
+def read_money(text: str) -> tuple[float | None, str | None]:
+    """The amount and ISO currency of a money phrase (``k``, 千 and 万 multiply; a currency
+    word counts as a whole word); ``(None, None)`` without a number.
+
+    >>> read_money("$1,200"), read_money("2k euros a month"), read_money("3万")
+    ((1200.0, 'USD'), (2000.0, 'EUR'), (30000.0, None))
+    """
+    m = re.search(r"(\d[\d,]*(?:\.\d+)?)\s?([kK]|万|千)?(?![\d])", text)
+    if m is None:
+        return None, None
+    try:
+        amount = float(m.group(1).replace(",", ""))
+    except ValueError:
+        return None, None
+    amount *= {"k": 1e3, "K": 1e3, "万": 1e4, "千": 1e3}.get(m.group(2) or "", 1.0)
+    lowered = text.lower()
+    unit = None
+    for token, code in CURRENCY.items():
+        if re.search(rf"(?<![a-z]){re.escape(token)}(?![a-z])", lowered):
+            unit = code
+            break
+    return amount, unit

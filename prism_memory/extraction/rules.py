@@ -30,16 +30,7 @@ from .candidate import FactCandidate
 from .chinese import ChineseExtractor
 from .clauses import EnglishExtractor
 from .entities import find_entities
-from .patterns import (
-    _BUDGET,
-    _CONSTRAINT,
-    _CURRENCY,
-    _DECISION,
-    _EN_PREFS,
-    _QUESTION,
-    _SMALL_TALK,
-    _ZH_PREFS,
-)
+from .patterns import BUDGET, CURRENCY
 from .sentences import is_cjk, split_sentences
 
 __all__ = [
@@ -52,6 +43,45 @@ __all__ = [
     "task_hints",
     "turn_annotations",
 ]
+
+
+# turns that are small talk, questions, decisions or constraints (``score_importance``,
+# ``task_hints``)
+_QUESTION = re.compile(r"\?\s*$")
+_SMALL_TALK = re.compile(
+    r"^\s*(?:hi|hey|hello|thanks|thank you|bye|goodbye|ok|okay|cool|nice|great|lol|haha|你好|谢谢|好的|再见)\W*$",
+    re.I,
+)
+_CONSTRAINT = re.compile(
+    r"\b(?:budget|must|need to|have to|can't|cannot|no more than|at most|at least|under|before|by|without)\b|预算|不超过|以内|必须|不能",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(?:let's|let us|I'll|I will|we'll|we will|decided|go with|book it|choose|chose|confirm|confirmed)\b|决定|就选|确定|订了",
+    re.I,
+)
+# a turn that states a like, a dislike, a food the user avoids or a budget probably states a
+# fact (``turn_annotations``: cheap cues, not the clause reader)
+_END = r"(?=[.!?;,，。！？；]|\s+(?:but|and|because|since|so|though|although|when|if)\b|$)"
+_OBJ = r"(?P<obj>[^.!?;,，。！？；\n]{2,60}?)"
+_FACT_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        rf"\bI\s+(?:really\s+|absolutely\s+|do\s+|also\s+|just\s+)?(?:love|like|enjoy|adore|prefer)\s+(?:to\s+)?{_OBJ}{_END}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bI\s+(?:really\s+)?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy)\s+{_OBJ}{_END}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bI\s+(?:can't|cannot|can not|don't|do not|never)\s+(?:eat|drink|have|stand)\s+{_OBJ}{_END}",
+        re.I,
+    ),
+    BUDGET[0],
+    re.compile(
+        r"我(?:很|非常|最|也|特别|真的)?(?<!不)(?:喜欢|爱吃|爱|偏好|喜爱)(?P<obj>[^，。！？,.!?；;\s]{1,30})"
+    ),
+)
 
 
 @dataclass
@@ -73,7 +103,7 @@ def parse_money(text: str) -> tuple[float | None, str | None]:
     amount *= {"k": 1e3, "K": 1e3, "万": 1e4, "千": 1e3}.get(m.group(2) or "", 1.0)
     unit = None
     lowered = text.lower()
-    for token, code in _CURRENCY.items():
+    for token, code in CURRENCY.items():
         if token in lowered:
             unit = code
             break
@@ -104,9 +134,7 @@ def score_importance(text: str, *, has_fact: bool = False, has_time: bool = Fals
 
 def turn_annotations(text: str) -> tuple[list[Entity], float]:
     """Entities and importance of a turn (cheap: regex only, no date parsing)."""
-    has_fact = any(p.search(text) for p, _, _ in _EN_PREFS[:3]) or bool(
-        _BUDGET[0].search(text) or _ZH_PREFS[1][0].search(text)
-    )
+    has_fact = any(cue.search(text) for cue in _FACT_CUES)
     return find_entities(text), score_importance(text, has_fact=has_fact)
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "SchemaRegistry",
     "SchemaSpec",
     "entity_key",
+    "person_entry",
 ]
 
 Policy = Literal["first_write", "latest_wins", "max_confidence", "accumulate", "weighted"]

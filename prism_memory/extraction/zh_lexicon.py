@@ -2,7 +2,7 @@
 
 They are closed grammatical classes of Mandarin (the common surnames, the kinship terms, the
 nouns that name a property of a person), not phrases of any evaluation set. ``chinese.py``,
-``zh_names.py`` and ``zh_attributes.py`` build their patterns from them.
+``zh_names.py``, ``zh_attributes.py`` and ``change.py`` build their patterns from them.
 """
 
 from __future__ import annotations
@@ -11,8 +11,12 @@ __all__ = [
     "ZH_ATTRIBUTES",
     "ZH_ATTRIBUTE_LABELS",
     "ZH_COMPOUND_SURNAMES",
+    "ZH_DIETS",
     "ZH_DISCOURSE_NOUNS",
+    "ZH_JOB_SUFFIX",
     "ZH_MEASURE_UNITS",
+    "ZH_PETS",
+    "ZH_RELATIONS",
     "ZH_ROLES",
     "ZH_SURNAMES",
 ]
@@ -130,3 +134,14 @@ ZH_DISCOURSE_NOUNS = (
 )
 # units that make a number a measure rather than money
 ZH_MEASURE_UNITS = "岁|公斤|千克|斤|kg|KG|cm|CM|厘米|公分|米|m|分钟|小时|天|年|个月|周|码|号|度|公里|km|层|平米|平方米|平"
+
+# relatives, pets, job-noun endings and diets, read by ``chinese.py`` and ``change.py``
+ZH_RELATIONS = (
+    "老公|老婆|丈夫|妻子|爱人|男朋友|女朋友|男友|女友|未婚夫|未婚妻|爸爸|妈妈|父亲|母亲|"
+    "儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|姑姑|"
+    "表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|朋友|好朋友|闺蜜|同事|老板|领导|上司|室友|邻居|"
+    "同学|老师|师傅|岳父|岳母|公公|婆婆|侄子|侄女|外甥|外甥女|孙子|孙女"
+)
+ZH_PETS = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|鹦鹉|仓鼠|金鱼|乌龟|柯基|柴犬|金毛|泰迪|哈士奇|拉布拉多|布偶|英短|橘猫"
+ZH_JOB_SUFFIX = "师|员|生|家|工|长|手|医|者|警|官|匠|夫|士|商|总|农|记者|主播|博主"
+ZH_DIETS = {"吃素": "素食", "素食": "素食", "吃全素": "全素", "纯素": "全素", "吃斋": "素食"}

@@ -42,8 +42,11 @@ def link_conflicts(engine: Engine, new: MemoryRecord, ids: Sequence[str], scope:
         link = Relation(type="conflicts", target_id=new.id)
         if link not in old.relations:
             relations = [*old.relations, link]
-            engine.store.set_payload(
-                [old.id], scope, {"relations": [r.model_dump(mode="json") for r in relations]}
+            engine.update(
+                [old.id],
+                scope,
+                {"relations": [r.model_dump(mode="json") for r in relations]},
+                announce=False,  # the batch's write announces it
             )
         new.relations = [*new.relations, Relation(type="conflicts", target_id=old.id)]
 
@@ -60,7 +63,7 @@ def mark_changed_sources(engine: Engine, changed: dict[str, set[str]], scope: Sc
         said[turn.id] = turn
         labels = sorted(set(turn.metadata.get("changed_later") or []) | changed[turn.id])
         metadata = {**turn.metadata, "changed_later": labels}
-        engine.store.set_payload([turn.id], scope, {"metadata": metadata})
+        engine.update([turn.id], scope, {"metadata": metadata}, announce=False)
     if said:
         _mark_summaries(engine, said, changed, scope)
 
@@ -89,6 +92,9 @@ def _mark_summaries(
             if tid in turns:
                 text = mark_changed(text, turns[tid].text, changed[tid])
         if text != summary.text:
-            engine.store.set_payload(
-                [summary.id], summary.scope, {"text": text, "updated_at": utcnow().isoformat()}
+            engine.update(
+                [summary.id],
+                summary.scope,
+                {"text": text, "updated_at": utcnow().isoformat()},
+                announce=False,
             )

@@ -31,11 +31,9 @@ def move_to_episodic(engine: Engine, scope: Scope, ids: Sequence[str]) -> list[M
     """Move buffered turns of a session to the episodic layer; returns the moved records."""
     if not ids:
         return []
-    engine.store.set_payload(
+    engine.update(
         list(ids),
         scope,
         {"layer": Layer.EPISODIC.value, "updated_at": _DT.dump_python(utcnow(), mode="json")},
     )
-    moved = engine.store.get(list(ids), scope)
-    engine.notify_write(scope)
-    return moved
+    return engine.store.get(list(ids), scope)

@@ -1,11 +1,12 @@
 """Decay signals: freshness by half-life and access statistics, as pure functions.
 
 Design: ranking code and forgetting share one definition of "how alive is this memory"
-(the half-life formula is ``retrieval.scoring.half_life_decay``, defined once):
+(the half-life formula is ``prism_memory.halflife.half_life_decay``, defined once, below
+both; lifecycle imports nothing from ``retrieval/``):
 ``retention = utility`` weighted by freshness (half-life on the record's last use or its time)
 and a small bonus for use (``access_count``). ``record_access`` updates ``last_accessed`` and
-``access_count`` on the store with payload updates only (never re-embedding): records that
-share their new count go in one ``set_payload`` call, so touching the hits of a recall is
+``access_count`` through ``Engine.update`` with payload updates only (never re-embedding):
+records that share their new count go in one call, so touching the hits of a recall is
 one or two store calls; given the records themselves (as recall has them), no read is needed.
 """
 
@@ -14,12 +15,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
+from ..halflife import half_life_decay
 from ..records import MemoryRecord, Scope, utcnow
-from ..retrieval.scoring import half_life_decay
-from ..stores import MemoryStore
+
+if TYPE_CHECKING:
+    from ..engine import Engine
 
 __all__ = ["record_access", "retention"]
 
@@ -53,7 +57,7 @@ def _within(record: MemoryRecord, scope: Scope) -> bool:
 
 
 def record_access(
-    store: MemoryStore,
+    engine: Engine,
     scope: Scope,
     items: Sequence[str | MemoryRecord],
     *,
@@ -70,7 +74,7 @@ def record_access(
     known = {i.id: i for i in items if isinstance(i, MemoryRecord) and _within(i, scope)}
     # records of another scope are ignored; ids are read in the scope (unknown ones drop out)
     ids = [i for i in dict.fromkeys(i for i in items if isinstance(i, str)) if i not in known]
-    records = list(known.values()) + (store.get(ids, scope) if ids else [])
+    records = list(known.values()) + (engine.store.get(ids, scope) if ids else [])
     if not records:
         return 0
     when = now or utcnow()
@@ -79,7 +83,8 @@ def record_access(
     for record in records:
         by_count.setdefault(record.access_count + 1, []).append(record.id)
     for count, group in sorted(by_count.items()):
-        store.set_payload(group, scope, {"last_accessed": stamp, "access_count": count})
+        # ranking bookkeeping: recall caches are not dropped for it
+        engine.update(group, scope, {"last_accessed": stamp, "access_count": count}, announce=False)
     for record in known.values():
         record.access_count += 1
         record.last_accessed = when

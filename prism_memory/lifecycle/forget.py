@@ -111,13 +111,11 @@ def forget_records(
     ]
     if not chosen:
         return 0
+    if mode == "delete":
+        engine.delete(chosen, scope, reindex=True)
+        engine.purge()
+        return len(chosen)
     for start in range(0, len(chosen), 256):
         batch = chosen[start : start + 256]
-        if mode == "delete":
-            engine.store.delete(batch, scope)
-        else:
-            engine.store.set_payload(batch, scope, {"status": Status.ARCHIVED.value})
-    if mode == "delete":
-        engine.store.purge()
-    engine.notify_write(scope, reindex=True)
+        engine.update(batch, scope, {"status": Status.ARCHIVED.value}, reindex=True)
     return len(chosen)

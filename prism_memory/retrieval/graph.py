@@ -17,8 +17,9 @@ Design:
   same session (the reverted pseudo-relevance attempts); what multi-hop questions miss is
   the evidence told on another day, linked to the first through a person, place, thing or
   event.
-- Pure planning (:func:`hop_keys`, :func:`plan_hop`, :func:`hop_candidates`); the pipeline
-  runs the one store call.
+- Pure planning (:func:`hop_keys`, :func:`plan_hop`, :func:`hop_candidates`) and one
+  function that runs it (:func:`second_hop`: the route, then the new records' payloads and
+  vectors in one more call); the pipeline calls it after filling the first hop's pool.
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 
+from ..config import RetrievalConfig
 from ..links import keys_of_payload, normalize_key
-from ..stores.base import RouteHit, RouteQuery
+from ..records import Scope
+from ..stores.base import DENSE_VECTOR, MemoryStore, RouteHit, RouteQuery
 from ..stores.filters import Condition, RecordFilter
-from .fusion import Candidate
+from .fusion import Candidate, with_payloads
+from .routes import TIE_MARGIN, trim_ties
 
 __all__ = [
     "GRAPH_ROUTE",
@@ -37,6 +41,7 @@ __all__ = [
     "hop_keys",
     "link_strength",
     "plan_hop",
+    "second_hop",
     "speaker_names",
 ]
 
@@ -158,3 +163,51 @@ def hop_candidates(
 def speaker_names(values: Mapping[str, Sequence[str]]) -> list[str]:
     """Every spelling of the scope's speakers (``names.known_names``'s speaker map)."""
     return sorted({v for k, vs in values.items() for v in (k, *vs)})
+
+
+def second_hop(
+    store: MemoryStore,
+    scope: Scope,
+    base_filter: RecordFilter,
+    pool: list[Candidate],
+    vectors: dict[str, list[float]],
+    *,
+    vector: list[float],
+    space: str,
+    cfg: RetrievalConfig,
+    speakers: Collection[str] = (),
+) -> tuple[list[Candidate], dict[str, list[float]]]:
+    """The pool (payloads filled) with the ``graph`` route's records added, best fused first,
+    and ``vectors`` with theirs: records of other sessions sharing a link key with the pool's
+    best ``cfg.graph_seeds``, ranked by the query ``vector`` (in ``space``) and link strength."""
+    query = plan_hop(
+        pool,
+        seeds=cfg.graph_seeds,
+        vector=vector,
+        space=space,
+        limit=cfg.aux_route_limit + TIE_MARGIN,
+        speakers=speakers,
+    )
+    if query is None or query.filter is None:
+        return pool, vectors
+    found = store.query_routes(scope, [query], base_filter)
+    hits = trim_ties(found.get(GRAPH_ROUTE, []), cfg.aux_route_limit, query.limit)
+    new = hop_candidates(
+        hits,
+        pool,
+        keys=query.filter.must[0].value,
+        k=cfg.rrf_k,
+        weight=cfg.route_weights.get(GRAPH_ROUTE, 1.0),
+        limit=cfg.graph_limit,
+    )
+    if not new:
+        return pool, vectors
+    ids = [c.id for c in new]
+    points = (
+        store.get_points(ids, scope)
+        if space == DENSE_VECTOR
+        else store.get_points(ids, scope, vector=space)
+    )
+    more = {i: p.vector for i, p in points.items() if p.vector}
+    merged = sorted([*pool, *with_payloads(new, points)], key=lambda c: (-c.fused, c.id))
+    return merged, {**vectors, **more}

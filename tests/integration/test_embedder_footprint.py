@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from prism_bench import footprint
 from prism_memory import FastEmbedEmbedder, Memory
-from prism_memory.bench import footprint
 from prism_memory.embeddings.fastembed import _offline_paths
 from prism_memory.embeddings.packaged import PackagedMiniLM, shared_runner
 

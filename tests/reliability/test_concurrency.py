@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from prism_bench.reliability import concurrency_trial
 from prism_memory import FakeEmbedder, Memory
-from prism_memory.bench.reliability import concurrency_trial
 
 
 def test_sixteen_threads_times_100_adds_make_exactly_1600_records(tmp_path: Path) -> None:

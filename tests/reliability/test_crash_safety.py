@@ -1,6 +1,6 @@
 """Crash safety: a child writing batches is SIGKILLed; every acknowledged write survives.
 
-The harness (``prism_memory.bench.reliability.crash_trials``) is the one that produces the
+The harness (``prism_bench.reliability.crash_trials``) is the one that produces the
 committed figures: after each kill it reopens the store (no repair step), checks that every
 acknowledged record is present and identical and every acknowledged delete stayed deleted, that
 every stored point has both payload and dense vector, and that no text is stored twice; the next
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from prism_bench.reliability import batch_items, crash_trials
 from prism_memory import FakeEmbedder, Memory
-from prism_memory.bench.reliability import batch_items, crash_trials
 
 
 def test_a_handful_of_kills_lose_nothing_acknowledged(tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_an_uncertain_delete_stays_uncertain_until_a_child_acknowledges_it() -> 
     acknowledges anything, that record is still unresolved (not "lost")."""
     import json as _json
 
-    from prism_memory.bench.reliability import _record_id, apply_child_output, batch_user
+    from prism_bench.reliability import _record_id, apply_child_output, batch_user
 
     expected: dict[str, tuple[str, str] | None] = {}
     unresolved: set[str] = set()

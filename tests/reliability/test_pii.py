@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from prism_bench.reliability import pii_recall
 from prism_memory import FakeEmbedder, Memory
-from prism_memory.bench.reliability import pii_recall
 from prism_memory.safety import find_pii, luhn_valid, redact
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

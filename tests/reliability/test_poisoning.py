@@ -155,7 +155,7 @@ def test_thresholds_come_from_the_config(tmp_path: Path) -> None:
 def test_the_report_reads_every_corpus_of_the_manifest_and_says_which_were_seen(
     tmp_path: Path,
 ) -> None:
-    from prism_memory.bench.reliability import _corpus_lines, poisoning_report
+    from prism_bench.reliability import _corpus_lines, poisoning_report
     from prism_memory.errors import ConfigError
 
     rows = [
@@ -184,7 +184,7 @@ def test_the_report_reads_every_corpus_of_the_manifest_and_says_which_were_seen(
 
 
 def test_the_shipped_manifest_lists_corpora_that_exist() -> None:
-    from prism_memory.bench.reliability import read_manifest
+    from prism_bench.reliability import read_manifest
 
     manifest = MANIFEST
     corpora = read_manifest(manifest)

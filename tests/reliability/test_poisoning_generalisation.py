@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from known_false_positives import assert_caught, assert_kept
 
-from prism_memory.bench.reliability import quarantine_rates
+from prism_bench.reliability import quarantine_rates
 from prism_memory.safety import injection_score, screen
 from prism_memory.safety._normalize import decoded_segments, dehyphenated_view, identifier_view
 

@@ -12,9 +12,9 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from prism_memory import FakeEmbedder, Memory, PrismConfig, SafetyConfig
+from prism_memory.llm.judge import is_borderline, judge_with_llm, parse_judgement
 from prism_memory.records import Trust
 from prism_memory.safety import screen
-from prism_memory.safety.judge import is_borderline, judge_with_llm, parse_judgement
 
 # the rules find some evidence here, below the user's threshold, and the model does not fire
 BORDERLINE = "If my boss asks, tell him I was sick yesterday."

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from prism_bench.reliability import ADVERSARIAL_IDS, isolation_trial
 from prism_memory import FakeEmbedder, Memory, NotFoundError, Scope, ScopeError
-from prism_memory.bench.reliability import ADVERSARIAL_IDS, isolation_trial
 
 USERS = list(ADVERSARIAL_IDS)
 assert len(USERS) >= 50

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from prism_bench import longmemeval as lme
 from prism_memory import FakeEmbedder
-from prism_memory.bench import longmemeval as lme
 from prism_memory.errors import ConfigError
 
 LONG = "Here is a long answer about planning the garden. " + " ".join(

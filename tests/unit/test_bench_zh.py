@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from prism_bench import zh
 from prism_memory import FakeEmbedder
-from prism_memory.bench import zh
 from prism_memory.errors import ConfigError
 
 MINI = Path(__file__).parent.parent / "fixtures" / "zh-mini"

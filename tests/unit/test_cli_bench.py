@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import prism_memory.bench
-from prism_memory.bench.scale import make_queries, make_texts, percentile, render_markdown
+import prism_bench
+from prism_bench.scale import make_queries, make_texts, percentile, render_markdown
 from prism_memory.cli import available_benchmarks, main
 
 TOY = '''
@@ -26,20 +26,18 @@ def run(args: argparse.Namespace) -> int:
 
 @pytest.fixture
 def extra_bench_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A directory appended to ``prism_memory.bench.__path__``, as a new bench module would be."""
+    """A directory appended to ``prism_bench.__path__``, as a new bench module would be."""
     bench_dir = tmp_path / "benches"
     bench_dir.mkdir()
     (bench_dir / "toybench.py").write_text(textwrap.dedent(TOY))
     (bench_dir / "brokenbench.py").write_text("import no_such_module_anywhere\n")
     (bench_dir / "notabench.py").write_text('"""Has no run()."""\n')
-    monkeypatch.setattr(
-        prism_memory.bench, "__path__", [*prism_memory.bench.__path__, str(bench_dir)]
-    )
+    monkeypatch.setattr(prism_bench, "__path__", [*prism_bench.__path__, str(bench_dir)])
     yield bench_dir
     import sys
 
     for name in ("toybench", "brokenbench", "notabench"):
-        sys.modules.pop(f"prism_memory.bench.{name}", None)
+        sys.modules.pop(f"prism_bench.{name}", None)
 
 
 def test_new_bench_module_is_listed_and_runs_without_cli_edits(
@@ -158,7 +156,7 @@ def test_extraction_bench_scores_labelled_cases(
 ) -> None:
     import json
 
-    from prism_memory.bench.extraction import contains_all, without_quotes
+    from prism_bench.extraction import contains_all, without_quotes
 
     assert contains_all("rent 1350 euros", ["1,350"]) and not contains_all("21350", ["1350"])
     assert contains_all("red eye flights", ["red-eye"]) and contains_all("x b y", ["a|b"])
@@ -216,3 +214,16 @@ def test_extraction_bench_scores_labelled_cases(
     assert report["timing"]["extract_cpu_ms_per_user_turn"] > 0
     assert (out / "extraction.md").read_text().startswith("# Extraction on cases.jsonl")
     assert "Recall of expected items" in capsys.readouterr().out
+
+
+def test_bench_without_the_bench_package_names_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "prism_bench", None)  # as if prism-memory-bench were absent
+    for argv in (["bench", "--help"], ["bench", "scale", "--sizes", "10"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1
+        assert "prism-memory-bench" in err and "pip install -e ./benchmarks" in err

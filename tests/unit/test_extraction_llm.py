@@ -10,8 +10,8 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from prism_memory import ExtractionError, FakeEmbedder, Memory
-from prism_memory.extraction.llm import build_prompt, parse_items
 from prism_memory.extraction.schemas import SchemaRegistry
+from prism_memory.llm.extraction import build_prompt, parse_items
 from prism_memory.records import MemoryRecord
 
 _users = itertools.count()

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from prism_memory import MemoryRecord
-from prism_memory.bench.locomo import (
+from prism_bench.locomo import (
     answer_recall,
     covered_turns,
     load_conversations,
     pack_lines,
     parse_session_time,
 )
+from prism_memory import MemoryRecord
 from prism_memory.records import Provenance
 
 TURNS = {
@@ -71,7 +71,7 @@ def test_baseline_packing_respects_the_budget() -> None:
 
 
 def test_summary_reports_per_evidence_length() -> None:
-    from prism_memory.bench.locomo import markdown, summarise
+    from prism_bench.locomo import markdown, summarise
 
     def row(cat: int, long_: bool, value: float) -> dict[str, object]:
         per_budget = {str(b): value for b in (250, 500, 1000, 2000)}

@@ -290,3 +290,22 @@ def test_place_never_skips_an_item_that_fits_for_a_lower_ranked_one(
         if i not in placed:
             above = frame + sum(costs[j] for j in placed if j < i)
             assert above + costs[i] > budget
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.lists(
+        st.frozensets(st.sampled_from([f"w{i}" for i in range(25)]), max_size=12),
+        min_size=1,
+        max_size=14,
+    )
+)
+def test_near_duplicate_similarity_equals_pairwise_jaccard(term_sets: list[frozenset[str]]) -> None:
+    """The dedup matrix equals |a & b| / |a | b| computed pair by pair (0 for two empty sets)."""
+    from prism_memory.retrieval.construct import _jaccard_matrix
+
+    got = _jaccard_matrix(term_sets)
+    for i, a in enumerate(term_sets):
+        for j, b in enumerate(term_sets):
+            union = len(a | b)
+            assert got[i, j] == (len(a & b) / union if union else 0.0)

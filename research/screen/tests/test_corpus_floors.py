@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from train_screen import corpus_file
 
-from prism_memory.bench.reliability import quarantine_rates
+from prism_bench.reliability import quarantine_rates
 
 
 def test_corpus_rates_do_not_regress() -> None:

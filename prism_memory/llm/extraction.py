@@ -21,12 +21,12 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from .._llm import message_text
 from ..config import ExtractionConfig
 from ..errors import ExtractionError
+from ..extraction.candidate import FactCandidate
+from ..extraction.schemas import SchemaRegistry
 from ..records import MemoryRecord
-from .rules import FactCandidate
-from .schemas import SchemaRegistry
+from .client import message_text
 
 __all__ = ["LLMExtractor", "build_prompt", "parse_items"]
 

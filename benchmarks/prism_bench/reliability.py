@@ -293,7 +293,7 @@ def crash_trials(
     next_batch = 0
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
     code = (
-        "import sys; from prism_memory.bench.reliability import crash_child; "
+        "import sys; from prism_bench.reliability import crash_child; "
         "crash_child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))"
     )
     try:
@@ -483,7 +483,7 @@ def read_manifest(manifest: str | Path) -> list[dict[str, Any]]:
     the manifest): ``seen`` says whether the rules' authors read the corpus, which decides what
     its figure can claim.
     """
-    from ..errors import ConfigError
+    from prism_memory.errors import ConfigError
 
     path = Path(manifest)
     try:

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..embeddings import Embedder, FastEmbedEmbedder
-from ..extraction.dates import parse_session_date
+from prism_memory.embeddings import Embedder, FastEmbedEmbedder
+from prism_memory.extraction.dates import parse_session_date
 
 __all__ = ["add_arguments", "load_sessions", "run"]
 
@@ -111,8 +111,8 @@ def _dir_size(path: Path) -> int:
 
 
 def _ingest_one(path: str, embedder: _TimedEmbedder, args: argparse.Namespace) -> dict[str, Any]:
-    from ..config import LifecycleConfig, PrismConfig
-    from ..memory import Memory
+    from prism_memory.config import LifecycleConfig, PrismConfig
+    from prism_memory.memory import Memory
 
     sessions = load_sessions(path)
     if args.max_sessions:
@@ -245,7 +245,7 @@ def _embed_all_at_once(embedder: Embedder, texts: list[str]) -> dict[str, float]
 
 def run(args: argparse.Namespace) -> int:
     """Ingest every file, print a table, write ``ingest.json`` and ``ingest.md``; 0 on success."""
-    from ..tokens import count_tokens
+    from prism_memory.tokens import count_tokens
 
     missing = [f for f in args.files if not os.path.isfile(f)]
     if missing:

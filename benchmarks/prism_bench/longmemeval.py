@@ -31,9 +31,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .._validation import has_visible_text
-from ..errors import ConfigError, ValidationError
-from ..retrieval.text import STOPWORDS
+from prism_memory._validation import has_visible_text
+from prism_memory.errors import ConfigError, ValidationError
+from prism_memory.retrieval.text import STOPWORDS
+
 from .locomo import (
     _baseline_line,
     _pct,
@@ -539,7 +540,7 @@ def _config(routes: str | None) -> Any:
     """The ``--routes`` option as a :class:`~prism_memory.PrismConfig` (None: the default)."""
     if not routes:
         return None
-    from ..config import PrismConfig, RetrievalConfig
+    from prism_memory.config import PrismConfig, RetrievalConfig
 
     names = [r.strip() for r in routes.split(",") if r.strip()]
     return PrismConfig(retrieval=RetrievalConfig(routes=names))
@@ -547,8 +548,9 @@ def _config(routes: str | None) -> Any:
 
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     """Ingest and evaluate every question; write ``<name>.md`` and ``<name>.json``."""
-    from ..embeddings import FastEmbedEmbedder
-    from ..memory import Memory
+    from prism_memory.embeddings import FastEmbedEmbedder
+    from prism_memory.memory import Memory
+
     from .scale import TimedEmbedder
 
     questions = load_questions(args.files)

@@ -31,13 +31,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from ..records import Layer, MemoryRecord, Scope
-from ..retrieval.fusion import rrf
-from ..retrieval.routes import TIE_MARGIN, RoutePlan
-from ..sparse import has_cjk
-from ..stores.base import RouteQuery
-from ..stores.filters import RecordFilter
+from prism_memory.errors import ConfigError
+from prism_memory.records import Layer, MemoryRecord, Scope
+from prism_memory.retrieval.fusion import rrf
+from prism_memory.retrieval.routes import TIE_MARGIN, RoutePlan
+from prism_memory.sparse import has_cjk
+from prism_memory.stores.base import RouteQuery
+from prism_memory.stores.filters import RecordFilter
+
 from .locomo import _pct, baseline_rankings, pack_lines
 
 __all__ = [
@@ -311,8 +312,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     """Ingest and evaluate every question; write ``<name>.md`` and ``<name>.json``."""
-    from ..config import PrismConfig
-    from ..memory import Memory
+    from prism_memory.config import PrismConfig
+    from prism_memory.memory import Memory
 
     questions = load_questions(args.directory, args.limit, args.every)
     cjk_model = None if args.cjk_model in ("none", "None", "") else args.cjk_model

@@ -41,7 +41,7 @@ def _rows(path: str) -> list[dict[str, Any]]:
 
 
 def _screen(items: Sequence[tuple[str, str]], mode: str, batch: int) -> tuple[list[bool], float]:
-    from ..safety.poisoning import screen_batch
+    from prism_memory.safety.poisoning import screen_batch
 
     start = time.perf_counter()
     out: list[bool] = []

@@ -19,7 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..config import RetrievalConfig
+from prism_memory.config import RetrievalConfig
+
 from . import locomo
 
 __all__ = ["DEFAULT_GRID", "add_arguments", "frontier", "knee", "run"]

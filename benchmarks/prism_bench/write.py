@@ -107,10 +107,10 @@ def _loadavg() -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import PrismConfig, SafetyConfig
-    from ..embeddings import FastEmbedEmbedder
-    from ..memory import Memory
-    from ..safety import poisoning
+    from prism_memory.config import PrismConfig, SafetyConfig
+    from prism_memory.embeddings import FastEmbedEmbedder
+    from prism_memory.memory import Memory
+    from prism_memory.safety import poisoning
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if "strict" in modes:

@@ -321,7 +321,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _parse_sizes(raw: str) -> list[int]:
-    from ..errors import ValidationError
+    from prism_memory.errors import ValidationError
 
     try:
         sizes = sorted({int(s.replace("_", "")) for s in raw.split(",") if s.strip()})
@@ -338,7 +338,7 @@ def _embedder(args: argparse.Namespace) -> Any:
     emb = getattr(args, "embedder", None)
     if emb is not None:
         return emb
-    from ..embeddings import FastEmbedEmbedder
+    from prism_memory.embeddings import FastEmbedEmbedder
 
     model = getattr(args, "embedding_model", None)
     return FastEmbedEmbedder(model) if model else FastEmbedEmbedder()
@@ -348,7 +348,7 @@ def _measure_ingest(
     embedder: Any, texts: list[tuple[str, str]], users: int, workdir: Path
 ) -> dict[str, Any]:
     """Throughput of ``Memory.add_many`` (dense + BM25 + upsert) with embedding time split out."""
-    from ..memory import Memory
+    from prism_memory.memory import Memory
 
     timed = TimedEmbedder(embedder)
     per_call = 250
@@ -391,11 +391,12 @@ def _embed_all(
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import __version__
-    from ..config import PrismConfig, StoreConfig
-    from ..memory import Memory
-    from ..records import Scope
-    from ..stores import PointData, QdrantStore
+    from prism_memory import __version__
+    from prism_memory.config import PrismConfig, StoreConfig
+    from prism_memory.memory import Memory
+    from prism_memory.records import Scope
+    from prism_memory.retrieval.hybrid import hybrid_query
+    from prism_memory.stores import PointData, QdrantStore
 
     sizes = _parse_sizes(args.sizes)
     users = max(1, int(args.users))
@@ -412,7 +413,7 @@ def run(args: argparse.Namespace) -> int:
 
     long_share = float(getattr(args, "long_share", 0.0))
     if not 0.0 <= long_share <= 1.0:
-        from ..errors import ValidationError
+        from prism_memory.errors import ValidationError
 
         raise ValidationError(f"--long-share {long_share}: give a share between 0 and 1")
     name = getattr(args, "name", "scale") or "scale"
@@ -500,8 +501,8 @@ def run(args: argparse.Namespace) -> int:
             return out
 
         def store_query(j: int, store: Any) -> Any:
-            return store.hybrid_query(
-                q_scopes[j], q_dense[j], q_sparse[j], visible, limit=10, prefetch_limit=40
+            return hybrid_query(
+                store, q_scopes[j], q_dense[j], q_sparse[j], visible, limit=10, prefetch_limit=40
             )
 
         idx = list(range(len(queries)))

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._llm import call_llm
-from .poisoning import ScreenVerdict
+from ..safety.poisoning import ScreenVerdict
+from .client import call_llm
 
 __all__ = ["JUDGE_FROM", "JudgeVerdict", "is_borderline", "judge_with_llm", "parse_judgement"]
 

@@ -45,7 +45,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from ..records import MemoryRecord
+from prism_memory.records import MemoryRecord
 
 __all__ = ["add_arguments", "load_cases", "run", "score_cases"]
 
@@ -208,7 +208,7 @@ class _Timer:
 @contextmanager
 def _timed_extraction(extract_timer: _Timer, step_timer: _Timer) -> Iterator[None]:
     """Time the rule extractor and the whole semantic step of ``remember``."""
-    from ..layers import semantic
+    from prism_memory.layers import semantic
 
     original_extract = getattr(semantic, "extract")  # noqa: B009 (the module's own binding)
     original_prepare = semantic.SemanticWriter.prepare
@@ -572,8 +572,8 @@ def _loadavg() -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Score the cases, print the summary, write ``<name>.json`` and ``<name>.md``; 0 on success."""
-    from ..embeddings import FakeEmbedder, FastEmbedEmbedder
-    from ..memory import Memory
+    from prism_memory.embeddings import FakeEmbedder, FastEmbedEmbedder
+    from prism_memory.memory import Memory
 
     files = [args.file] if isinstance(args.file, str) else list(args.file)
     missing = [f for f in files if not os.path.isfile(f)]
@@ -594,7 +594,7 @@ def run(args: argparse.Namespace) -> int:
         cases = cases[: args.limit]
     embedder: Any = FakeEmbedder() if args.fake_embedder else FastEmbedEmbedder()
     embedder.embed_documents(["warm up the model"])
-    from ..extraction.rules import extract
+    from prism_memory.extraction.rules import extract
 
     # one-time start-up (dateparser's language data, regex compilation) stays out of the timings
     extract(

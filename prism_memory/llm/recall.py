@@ -20,8 +20,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from .._llm import call_llm
-from .intent import Intent
+from ..retrieval.intent import Intent
+from .client import call_llm
 
 __all__ = ["STRATEGIES", "choose_strategy", "compress_with_llm", "parse_intent_with_llm"]
 

@@ -31,16 +31,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..config import RetrievalConfig
-from ..errors import ConfigError, ValidationError
-from ..records import Layer, MemoryRecord, Scope
-from ..retrieval.fusion import rrf
-from ..retrieval.render import format_day
-from ..retrieval.routes import TIE_MARGIN, RoutePlan
-from ..retrieval.text import STOPWORDS
-from ..stores.base import RouteHit, RouteQuery
-from ..stores.filters import RecordFilter
-from ..tokens import count_tokens
+from prism_memory.config import RetrievalConfig
+from prism_memory.errors import ConfigError, ValidationError
+from prism_memory.records import Layer, MemoryRecord, Scope
+from prism_memory.retrieval.fusion import rrf
+from prism_memory.retrieval.render import format_day
+from prism_memory.retrieval.routes import TIE_MARGIN, RoutePlan
+from prism_memory.retrieval.text import STOPWORDS
+from prism_memory.stores.base import RouteHit, RouteQuery
+from prism_memory.stores.filters import RecordFilter
+from prism_memory.tokens import count_tokens
 
 __all__ = [
     "BUDGETS",
@@ -613,8 +613,8 @@ def prepare(
     files: Sequence[str], store_dir: str | None, log: Callable[[str], None] = print
 ) -> tuple[list[tuple[Any, Conversation, str]], float, Any]:
     """Open one embedded store per conversation and ingest it. Returns (runs, seconds, tmp)."""
-    from ..embeddings import FastEmbedEmbedder
-    from ..memory import Memory
+    from prism_memory.embeddings import FastEmbedEmbedder
+    from prism_memory.memory import Memory
 
     convs = load_conversations(files)
     tmp = None

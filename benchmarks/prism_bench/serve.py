@@ -78,7 +78,7 @@ def _lat(samples: list[float]) -> dict[str, float]:
 
 
 def _build_store(path: Path, size: int, users: int, seed: int, say: Callable[[str], None]) -> float:
-    from ..memory import Memory
+    from prism_memory.memory import Memory
 
     data = make_texts(size, seed=seed)
     by_user: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -103,10 +103,10 @@ def _overhead(
     import httpx
     import orjson
 
-    from .. import wire
-    from ..memory import Memory
-    from ..remote import RemoteMemory
-    from ..server.process import ServiceProcess
+    from prism_memory import wire
+    from prism_memory.memory import Memory
+    from prism_memory.remote import RemoteMemory
+    from prism_memory.server.process import ServiceProcess
 
     local_s: list[float] = []
     with Memory(path=path) as m:
@@ -151,7 +151,7 @@ def _overhead(
 def _throughput(
     url: str, clients: int, seconds: float, queries: list[tuple[str, str]]
 ) -> dict[str, Any]:
-    from ..remote import RemoteMemory
+    from prism_memory.remote import RemoteMemory
 
     stop = time.monotonic() + seconds
     samples: list[list[float]] = [[] for _ in range(clients)]
@@ -192,7 +192,7 @@ def _throughput(
 def _mixed(
     url: str, clients: int, seconds: float, queries: list[tuple[str, str]]
 ) -> dict[str, Any]:
-    from ..remote import RemoteMemory
+    from prism_memory.remote import RemoteMemory
 
     stop = time.monotonic() + seconds
     lat: dict[str, list[float]] = defaultdict(list)
@@ -285,8 +285,8 @@ def _mixed(
 
 
 def _crashes(path: Path, kills: int, seed: int, say: Callable[[str], None]) -> dict[str, Any]:
-    from ..remote import RemoteMemory
-    from ..server.process import ServiceProcess
+    from prism_memory.remote import RemoteMemory
+    from prism_memory.server.process import ServiceProcess
 
     rng = random.Random(seed)
     acked: dict[str, str] = {}  # id -> scope
@@ -368,7 +368,7 @@ def run(args: argparse.Namespace) -> int:
         result["build_s"] = round(_build_store(store, args.size, args.users, args.seed, say), 1)
     say("overhead: in-process vs HTTP recall ...")
     result["overhead"] = _overhead(store, queries, say)
-    from ..server.process import ServiceProcess
+    from prism_memory.server.process import ServiceProcess
 
     with ServiceProcess.start(path=store) as svc:
         say(f"throughput: {args.clients} clients recalling for {args.seconds:g} s ...")

@@ -1,0 +1,195 @@
+"""One write funnel: nothing outside ``engine.py`` and ``stores/`` changes a store.
+
+Every mutation (upsert, payload change, delete, purge) goes through the ``Engine``'s write
+methods, which validate, announce the write event and so drop the caches; a call site that
+reached the store itself could forget the event (a stale recall cache) or the scope check.
+
+The check walks the AST of every module of ``prism_memory``, ``langchain_prism`` and
+``llamaindex_prism`` and fails on any use (call, reference, ``getattr``) of a mutating method
+of ``MemoryStore`` on a store: the attribute ``.store`` / ``._store`` (``engine.store``,
+``self._engine.store``), a name ``store`` / ``_store``, a name annotated with a store type,
+or a local bound to any of those (``s = engine.store; s.delete(...)``).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from prism_memory.engine import Engine
+from prism_memory.records import Scope
+from prism_memory.stores import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("prism_memory", "langchain_prism", "llamaindex_prism")
+#: where the store may be mutated: the engine (the funnel) and the stores themselves; the
+#: benches measure the stores directly (a baseline store, pre-computed vectors) like tests do
+ALLOWED = ("prism_memory/engine.py", "prism_memory/stores/", "prism_memory/bench/")
+#: what ``MemoryStore`` (and the embedded store's purge journal) change
+MUTATORS = frozenset(
+    {"upsert", "set_payload", "delete", "delete_by_filter", "purge", "begin_purge", "cancel_purge"}
+)
+STORE_NAMES = frozenset({"store", "_store"})
+STORE_TYPES = frozenset({"MemoryStore", "EdgeStore", "QdrantStore", "StoreBase"})
+
+
+def _annotation_names(node: ast.expr | None) -> set[str]:
+    if node is None:
+        return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+    }
+
+
+def _is_store(node: ast.expr, locals_: set[str]) -> bool:
+    """Whether ``node`` evaluates to a store (by name, attribute or a tracked local)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in STORE_NAMES
+    if isinstance(node, ast.Name):
+        return node.id in STORE_NAMES or node.id in locals_
+    if isinstance(node, ast.Call):  # EdgeStore(...), QdrantStore(...)
+        return bool(_annotation_names(node.func) & STORE_TYPES)
+    return False
+
+
+def _store_locals(tree: ast.AST) -> set[str]:
+    """Names bound to a store anywhere in the module (assignment, annotation, parameter),
+    to a fixed point so ``a = engine.store; b = a`` tracks both."""
+    names: set[str] = set()
+    while True:
+        before = len(names)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _is_store(node.value, names):
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                typed = _annotation_names(node.annotation) & STORE_TYPES
+                if typed or (node.value is not None and _is_store(node.value, names)):
+                    names.add(node.target.id)
+            elif isinstance(node, ast.arg) and _annotation_names(node.annotation) & STORE_TYPES:
+                names.add(node.arg)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    var = item.optional_vars
+                    if isinstance(var, ast.Name) and _is_store(item.context_expr, names):
+                        names.add(var.id)
+        if len(names) == before:
+            return names
+
+
+def mutations(source: str) -> list[tuple[int, str]]:
+    """``(line, what)`` of every use of a store's mutating method in ``source``."""
+    tree = ast.parse(source)
+    locals_ = _store_locals(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in MUTATORS
+            and _is_store(node.value, locals_)
+        ):
+            found.append((node.lineno, f"{ast.unparse(node.value)}.{node.attr}"))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in MUTATORS
+            and _is_store(node.args[0], locals_)
+        ):
+            found.append(
+                (node.lineno, f"getattr({ast.unparse(node.args[0])}, {node.args[1].value!r})")
+            )
+    return sorted(found)
+
+
+def offenders(root: Path) -> list[str]:
+    """``path:line what`` of every store mutation outside the engine and the stores."""
+    out: list[str] = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel.startswith(ALLOWED):
+                continue
+            for line, what in mutations(path.read_text(encoding="utf-8")):
+                out.append(f"{rel}:{line} {what}")
+    return out
+
+
+def test_only_the_engine_and_the_stores_mutate_a_store() -> None:
+    found = offenders(ROOT)
+    assert not found, "mutate the store through Engine's write methods:\n" + "\n".join(found)
+
+
+def test_the_check_sees_every_way_of_reaching_a_store() -> None:
+    source = """
+def f(engine, self, other: MemoryStore, x):
+    engine.store.upsert(points)
+    self._engine.store.set_payload(ids, scope, {})
+    self._store.delete(ids, scope)
+    store.delete_by_filter(scope)
+    s = engine.store
+    t = s
+    t.purge()
+    other.delete(ids, scope)
+    fn = getattr(engine.store, "begin_purge")
+    EdgeStore(path).upsert([])
+    self.memory.record_store.delete(ids, scope)  # the public RecordStore: allowed
+    engine.delete(ids, scope)  # the funnel: allowed
+    x.delete(ids)  # not a store
+"""
+    assert [line for line, _ in mutations(source)] == [3, 4, 5, 6, 9, 10, 11, 12]
+
+
+def test_the_mutating_methods_checked_are_those_of_the_store_protocol() -> None:
+    protocol = {n for n in vars(MemoryStore) if not n.startswith("_")}
+    assert MUTATORS - {"begin_purge", "cancel_purge"} <= protocol
+    changes = {"upsert", "set_payload", "delete", "delete_by_filter", "purge"}
+    assert changes <= MUTATORS
+
+
+def test_every_engine_write_method_announces_what_it_changed() -> None:
+    from prism_memory import FakeEmbedder
+
+    engine = Engine(location=":memory:", embedder=FakeEmbedder())
+    events = []
+    engine.on_write(events.append)
+    scope = Scope(user_id="alice")
+    try:
+        [rec] = engine.write_records([engine.build_record("I like tea", scope)])
+        assert events[-1].inserted == (rec,)
+        engine.update([rec.id], scope, {"utility": 0.9})
+        assert events[-1].updated == (rec.id,) and events[-1].inserted is None
+        n = len(events)
+        engine.update([rec.id], scope, {"access_count": 3}, announce=False)
+        assert len(events) == n  # bookkeeping, told to nobody (as before the funnel)
+        old = rec.model_copy(update={"id": engine.build_record("v1", scope).id})
+        engine.rewrite([old], dense={old.id: engine.store.get_vectors([rec.id], scope)[rec.id]})
+        assert events[-1].updated == (old.id,)
+        assert engine.delete([rec.id, old.id], scope) == 2
+        assert events[-1].deleted == (rec.id, old.id) and not events[-1].reindex
+        engine.write_records([engine.build_record("I like coffee", scope)])
+        assert engine.delete_where(scope) == 1 and events[-1].reindex
+    finally:
+        engine.close()
+
+
+def test_bad_input_to_a_write_method_is_refused_and_changes_nothing() -> None:
+    import pytest
+
+    from prism_memory import FakeEmbedder
+    from prism_memory.errors import ValidationError
+
+    engine = Engine(location=":memory:", embedder=FakeEmbedder())
+    scope = Scope(user_id="alice")
+    try:
+        [rec] = engine.write_records([engine.build_record("I like tea", scope)])
+        with pytest.raises(ValidationError, match="list of record ids"):
+            engine.delete(rec.id, scope)
+        with pytest.raises(ValidationError, match="non-empty strings"):
+            engine.update([rec.id, ""], scope, {"utility": 0.1})
+        with pytest.raises(ValidationError, match="field names"):
+            engine.update([rec.id], scope, {})
+        assert engine.store.get([rec.id], scope)[0].utility == rec.utility
+    finally:
+        engine.close()
