@@ -16,7 +16,7 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   ``rank_score`` = the fused value they are ordered by. Recall items keep ``score`` = the PRISM
   score they are ranked by and carry ``relevance`` (same function; the shown records' vectors
   come from the pool or one ``get_vectors`` call).
-- Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
+- Selective construct: ``construct.py`` (score, select), ``packing.py`` (compress, pack), as
   a data block; optional LLM compression with a timeout and extractive fallback.
 - Query embeddings and whole results are cached; every write in a scope (the engine's
   write events) invalidates what it could change. A cached result is keyed by every input
@@ -56,13 +56,14 @@ from ..tokens import count_tokens
 from .access import AccessLog
 from .cache import RecallCache
 from .calibration import Calibration, calibration_for
-from .construct import Scored, pack, prism_total, score_candidates, select
+from .construct import Scored, prism_total, score_candidates, select
 from .context import ContextItem, MemoryContext, RecallTrace, in_thread
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .graph import GRAPH_ROUTE, second_hop, speaker_names
 from .intent import Intent, IntentRegistry, analyze_query
 from .names import ScopeNames, known_names
 from .neighbours import neighbour_candidates, neighbour_routes, neighbours_wanted
+from .packing import pack
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes

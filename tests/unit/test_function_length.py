@@ -104,6 +104,7 @@ def _all_functions() -> tuple[Function, ...]:
     """Every function of the shipped packages (parsed once per test session)."""
     out: list[Function] = []
     for root in ROOTS:
+        assert (REPO / root).is_dir(), f"{root} moved: update ROOTS so the walk still covers it"
         for path in sorted((REPO / root).rglob("*.py")):
             rel = path.relative_to(REPO).as_posix()
             out += _functions(ast.parse(path.read_text(encoding="utf-8")), rel)
