@@ -50,25 +50,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("chinese", "ChineseExtractor._predicate"): "extract",
     ("chinese", "ChineseExtractor.sentence"): "extract",
     ("zh_attributes", "read_property"): "extract",
-    # benchpkg: the benches, leaving the core wheel
-    ("scale", "run"): "benchpkg",
-    ("extraction", "score_cases"): "benchpkg",
-    ("extraction", "markdown"): "benchpkg",
-    ("extraction", "run"): "benchpkg",
-    ("locomo", "markdown"): "benchpkg",
-    ("locomo", "summarise"): "benchpkg",
-    ("locomo", "evaluate"): "benchpkg",
-    ("longmemeval", "markdown"): "benchpkg",
-    ("longmemeval", "summarise"): "benchpkg",
-    ("longmemeval", "run"): "benchpkg",
-    ("_scale_report", "render_markdown"): "benchpkg",
-    ("serve", "_mixed"): "benchpkg",
-    ("write", "run"): "benchpkg",
-    ("ingest", "run"): "benchpkg",
-    ("ingest", "_ingest_one"): "benchpkg",
-    ("reliability", "crash_trials"): "benchpkg",
-    ("reliability", "_markdown"): "benchpkg",
-    ("zh", "run"): "benchpkg",
 }
 
 
