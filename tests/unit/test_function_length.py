@@ -49,11 +49,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("pipeline", "RecallPipeline._expand"): "sigs",
     ("_record_api", "RecordAPI.add_many"): "sigs",
     ("_validation", "new_record"): "sigs",
-    # extract: the rule extractors
-    ("dates", "find_times"): "extract",
-    ("chinese", "ChineseExtractor._predicate"): "extract",
-    ("chinese", "ChineseExtractor.sentence"): "extract",
-    ("zh_attributes", "read_property"): "extract",
     # benchpkg: the benches, leaving the core wheel
     ("scale", "run"): "benchpkg",
     ("extraction", "score_cases"): "benchpkg",
