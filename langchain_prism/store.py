@@ -23,7 +23,7 @@ Design:
   a query the items come in ``InMemoryStore``'s order (namespaces in the order they became
   non-empty, keys in the order they were created). With a query PRISM's hybrid search (dense +
   BM25, RRF) ranks the hits and ``score`` is the cosine similarity of the query and the item's
-  vector, clipped to [0, 1] (the core's one relevance function, computed in the store's
+  vector, clipped to [0, 1] (the core's one relevance function, computed by retrieval's
   ``hybrid_query``, the same value as a ``Memory.search`` score); unindexed matches fill up
   the page as in ``InMemoryStore``. Value filters are applied in Python, exactly.
 - ``score_threshold``: LangGraph's ``BaseStore.search`` and ``SearchOp`` have no such
@@ -138,6 +138,77 @@ def _check_op(op: Op) -> None:
                 f"{type(op.value).__name__}; wrap it, e.g. {{'value': ...}}"
             )
         check_depth(op.value, f"put({tuple(op.namespace)!r}, {op.key!r}): the value")
+
+
+def _refused(record: MemoryRecord) -> QuarantinedError:
+    """The error of a put whose value the screen quarantined (``record``: what was written)."""
+    ns, key = tuple(record.metadata["namespace"]), record.metadata["key"]
+    if record.metadata.get("prism_store") == _REFUSED:
+        return QuarantinedError(
+            f"put({ns!r}, {key!r}): the value was quarantined by the poisoning "
+            f"screen ({record.provenance.reason}); the item keeps its earlier "
+            f"value, and the refused one is kept for audit as memory {record.id!r} "
+            "(memory.list(trust='quarantined', ...)). To store it anyway, put it "
+            "through a PrismStore(..., screen=False) (the default)",
+            record_id=record.id,
+            reason=record.provenance.reason,
+        )
+    return QuarantinedError(
+        f"put({ns!r}, {key!r}): the value was quarantined by the poisoning screen "
+        f"({record.provenance.reason}); it is kept for audit and not served. Release "
+        f"it with memory.release({record.id!r}, **store.scope_of(namespace)), or "
+        "store application data with PrismStore(..., screen=False) (the default)",
+        record_id=record.id,
+        reason=record.provenance.reason,
+    )
+
+
+def _legacy_items(
+    legacy: list[MemoryRecord],
+) -> tuple[list[MemoryRecord], dict[tuple[str, ...], int]]:
+    """The items among first-layout records (registry entries left out), and when each
+    namespace became non-empty (the earliest of its entries and items)."""
+    items: list[MemoryRecord] = []
+    since: dict[tuple[str, ...], int] = {}
+    for r in legacy:
+        names = r.metadata.get("namespace")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            continue
+        ns = tuple(names)
+        is_entry = r.user_id == LEGACY_REGISTRY_USER_ID
+        if is_entry or (
+            r.user_id == namespace_user_id(ns) and isinstance(r.metadata.get("key"), str)
+        ):
+            since[ns] = min(since.get(ns, _ns_time(r)), _ns_time(r))
+            if not is_entry:
+                items.append(r)
+    return items, since
+
+
+def _in_current_layout(
+    items: list[MemoryRecord],
+    new_ids: list[str],
+    present: set[str],
+    vectors: dict[str, list[float]],
+) -> tuple[list[MemoryRecord], dict[str, list[float]]]:
+    """First-layout items as current-layout records under their new ids (those written
+    since in the current layout win, and are left out), with the vectors they keep."""
+    moved: list[MemoryRecord] = []
+    dense: dict[str, list[float]] = {}
+    for r, new_id in zip(items, new_ids):
+        if new_id in present:
+            continue  # written since in the current layout: that one wins
+        meta = {
+            **r.metadata,
+            "prism_store": _ITEM,
+            "value": encode_value(dict(r.metadata.get("value") or {})),
+            "indexed": r.metadata.get("indexed", "yes"),
+            "seq": _ns_time(r),
+        }
+        moved.append(r.model_copy(update={"id": new_id, "metadata": meta}))
+        if r.id in vectors:
+            dense[new_id] = vectors[r.id]
+    return moved, dense
 
 
 def _next_seq() -> int:
@@ -440,41 +511,17 @@ class PrismStore(BaseStore):
         return entries
 
     def _apply_puts(self, puts: dict[tuple[tuple[str, ...], str], PutOp]) -> None:
+        """Write a batch's puts: order the namespaces, build the item records (deletions for
+        ``None`` values), delete, write, drop registry entries of emptied namespaces; then
+        refuse (``QuarantinedError``) a put the screen quarantined."""
         agent = self.agent_id
         namespaces = list(dict.fromkeys(ns for ns, _ in puts))
         with self._lock:
             ids = [item_record_id(agent, ns, key) for ns, key in puts]
             ids += [registry_record_id(agent, ns, ns) for ns in namespaces]
             existing = {r.id: r for r in self.memory.record_store.get(ids, self._store_scope())}
-            ns_seq: dict[tuple[str, ...], int] = {}
-            registered: set[tuple[str, ...]] = set()
-            for ns in namespaces:  # in the order the batch first touches them, as InMemoryStore
-                entry = existing.get(registry_record_id(agent, ns, ns))
-                if self.user_of(ns) is not None:  # no registry: its items carry the order
-                    live = self._user_namespace_seq(ns)
-                    ns_seq[ns] = live if live is not None else _next_seq()
-                    registered.add(ns)
-                elif entry is not None and entry.metadata.get("prism_store") == _NAMESPACE:
-                    ns_seq[ns] = int(entry.metadata.get("seq") or _ns_time(entry))
-                    registered.add(ns)
-                else:
-                    ns_seq[ns] = _next_seq()
-            items: list[MemoryRecord] = []
-            kept: set[str] = set()  # items whose current value a refused put must not replace
-            deleted: dict[tuple[str, ...], list[str]] = {}
-            for (ns, key), op in puts.items():
-                rid = item_record_id(agent, ns, key)
-                if op.value is None:
-                    deleted.setdefault(ns, []).append(rid)
-                    continue
-                old = existing.get(rid)
-                if old is not None and (
-                    not self._is_item(old, ns, key) or old.provenance.trust == Trust.QUARANTINED
-                ):
-                    old = None  # a quarantined item was never served: this put creates the key
-                if old is not None:
-                    kept.add(rid)
-                items.append(self._item_record(ns, key, op, old, ns_seq[ns]))
+            ns_seq, registered = self._namespace_order(namespaces, existing)
+            items, kept, deleted = self._item_records(puts, existing, ns_seq)
             if deleted:
                 gone = [rid for rids in deleted.values() for rid in rids]
                 self.memory.record_store.delete(gone, self._store_scope())
@@ -485,25 +532,54 @@ class PrismStore(BaseStore):
                     self._unregister_if_empty(ns, ns_seq.get(ns))
         for record in written:
             if record.provenance.trust == Trust.QUARANTINED:
-                ns, key = tuple(record.metadata["namespace"]), record.metadata["key"]
-                if record.metadata.get("prism_store") == _REFUSED:
-                    raise QuarantinedError(
-                        f"put({ns!r}, {key!r}): the value was quarantined by the poisoning "
-                        f"screen ({record.provenance.reason}); the item keeps its earlier "
-                        f"value, and the refused one is kept for audit as memory {record.id!r} "
-                        "(memory.list(trust='quarantined', ...)). To store it anyway, put it "
-                        "through a PrismStore(..., screen=False) (the default)",
-                        record_id=record.id,
-                        reason=record.provenance.reason,
-                    )
-                raise QuarantinedError(
-                    f"put({ns!r}, {key!r}): the value was quarantined by the poisoning screen "
-                    f"({record.provenance.reason}); it is kept for audit and not served. Release "
-                    f"it with memory.release({record.id!r}, **store.scope_of(namespace)), or "
-                    "store application data with PrismStore(..., screen=False) (the default)",
-                    record_id=record.id,
-                    reason=record.provenance.reason,
-                )
+                raise _refused(record)
+
+    def _namespace_order(
+        self, namespaces: list[tuple[str, ...]], existing: dict[str, MemoryRecord]
+    ) -> tuple[dict[tuple[str, ...], int], set[tuple[str, ...]]]:
+        """Each namespace's order key (from its registry entry or its items; a new one's
+        next in line) in the order the batch first touches them, as ``InMemoryStore``, and
+        the namespaces already registered."""
+        ns_seq: dict[tuple[str, ...], int] = {}
+        registered: set[tuple[str, ...]] = set()
+        for ns in namespaces:
+            entry = existing.get(registry_record_id(self.agent_id, ns, ns))
+            if self.user_of(ns) is not None:  # no registry: its items carry the order
+                live = self._user_namespace_seq(ns)
+                ns_seq[ns] = live if live is not None else _next_seq()
+                registered.add(ns)
+            elif entry is not None and entry.metadata.get("prism_store") == _NAMESPACE:
+                ns_seq[ns] = int(entry.metadata.get("seq") or _ns_time(entry))
+                registered.add(ns)
+            else:
+                ns_seq[ns] = _next_seq()
+        return ns_seq, registered
+
+    def _item_records(
+        self,
+        puts: dict[tuple[tuple[str, ...], str], PutOp],
+        existing: dict[str, MemoryRecord],
+        ns_seq: dict[tuple[str, ...], int],
+    ) -> tuple[list[MemoryRecord], set[str], dict[tuple[str, ...], list[str]]]:
+        """The records of the puts with a value; the ids whose current value a refused put
+        must not replace; the ids to delete (``None`` values) by namespace."""
+        items: list[MemoryRecord] = []
+        kept: set[str] = set()
+        deleted: dict[tuple[str, ...], list[str]] = {}
+        for (ns, key), op in puts.items():
+            rid = item_record_id(self.agent_id, ns, key)
+            if op.value is None:
+                deleted.setdefault(ns, []).append(rid)
+                continue
+            old = existing.get(rid)
+            if old is not None and (
+                not self._is_item(old, ns, key) or old.provenance.trust == Trust.QUARANTINED
+            ):
+                old = None  # a quarantined item was never served: this put creates the key
+            if old is not None:
+                kept.add(rid)
+            items.append(self._item_record(ns, key, op, old, ns_seq[ns]))
+        return items, kept, deleted
 
     def _user_namespace_seq(self, namespace: tuple[str, ...]) -> int | None:
         """When a user namespace became non-empty (``None`` if it is empty): its items carry
@@ -874,20 +950,7 @@ class PrismStore(BaseStore):
         if not legacy:
             return
         agent = self.agent_id
-        items: list[MemoryRecord] = []
-        since: dict[tuple[str, ...], int] = {}
-        for r in legacy:
-            names = r.metadata.get("namespace")
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                continue
-            ns = tuple(names)
-            is_entry = r.user_id == LEGACY_REGISTRY_USER_ID
-            if is_entry or (
-                r.user_id == namespace_user_id(ns) and isinstance(r.metadata.get("key"), str)
-            ):
-                since[ns] = min(since.get(ns, _ns_time(r)), _ns_time(r))
-                if not is_entry:
-                    items.append(r)
+        items, since = _legacy_items(legacy)
         new_ids = [
             item_record_id(agent, tuple(r.metadata["namespace"]), r.metadata["key"]) for r in items
         ]
@@ -896,21 +959,7 @@ class PrismStore(BaseStore):
             r.id for r in self.memory.record_store.get(new_ids + entry_ids, self._store_scope())
         }
         vectors = self.memory.record_store.vectors([r.id for r in items], self._store_scope())
-        moved: list[MemoryRecord] = []
-        dense: dict[str, list[float]] = {}
-        for r, new_id in zip(items, new_ids):
-            if new_id in present:
-                continue  # written since in the current layout: that one wins
-            meta = {
-                **r.metadata,
-                "prism_store": _ITEM,
-                "value": encode_value(dict(r.metadata.get("value") or {})),
-                "indexed": r.metadata.get("indexed", "yes"),
-                "seq": _ns_time(r),
-            }
-            moved.append(r.model_copy(update={"id": new_id, "metadata": meta}))
-            if r.id in vectors:
-                dense[new_id] = vectors[r.id]
+        moved, dense = _in_current_layout(items, new_ids, present, vectors)
         live = {tuple(r.metadata["namespace"]) for r in items}
         entries = [
             e

@@ -23,7 +23,7 @@ Design:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from langchain_core.tools import BaseTool, StructuredTool
@@ -127,6 +127,22 @@ def create_memory_tools(
             f"unknown memory tools {sorted(unknown)}; choose from remember, recall, forget"
         )
 
+    run_scope = _scope_resolver(defaults)
+    made = {
+        "remember": lambda: _remember_tool(memory, run_scope),
+        "recall": lambda: _recall_tool(memory, run_scope, budget_tokens),
+        "forget": lambda: _forget_tool(memory, run_scope),
+    }
+    return [made[name]() for name in include]
+
+
+_ScopeOf = Callable[[Any], dict[str, str]]
+
+
+def _scope_resolver(defaults: Mapping[str, str | None]) -> _ScopeOf:
+    """``runtime -> scope``: the run's context, then its ``configurable``, then ``defaults``
+    (raises :class:`ScopeError` when none names a user or agent)."""
+
     def run_scope(runtime: Any) -> dict[str, str]:
         return scope_from_context(
             defaults,
@@ -135,10 +151,19 @@ def create_memory_tools(
             adapter=_ADAPTER,
         )
 
-    # `runtime: ToolRuntime = None` is LangChain's form for an injected argument: it recognises
-    # `ToolRuntime` only as the bare annotation (`ToolRuntime | None` is a Union, which
-    # `langchain_core.tools.base._is_directly_injected_arg_type` rejects, so the model would see
-    # `runtime` in the tool schema); hence the targeted `assignment` ignores below.
+    return run_scope
+
+
+# `runtime: ToolRuntime = None` is LangChain's form for an injected argument: it recognises
+# `ToolRuntime` only as the bare annotation (`ToolRuntime | None` is a Union, which
+# `langchain_core.tools.base._is_directly_injected_arg_type` rejects, so the model would see
+# `runtime` in the tool schema); hence the targeted `assignment` ignores below.
+
+
+def _remember_tool(memory: Any, run_scope: _ScopeOf) -> BaseTool:
+    """``remember``: a fact merged into the user's memory (``Memory.remember_fact``), with
+    the user message it answers as its source."""
+
     def remember(content: str, kind: str = "fact", runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
         try:
             scope = run_scope(runtime)
@@ -158,6 +183,22 @@ def create_memory_tools(
             **long_term,
         )
         return _outcome(result)
+
+    async def aremember(content: str, kind: str = "fact", runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
+        return await asyncio.to_thread(remember, content, kind, runtime)
+
+    return StructuredTool.from_function(
+        func=remember,
+        coroutine=aremember,
+        name="remember",
+        description="Store a durable fact or preference about the user for future conversations.",
+        args_schema=_RememberArgs,
+    )
+
+
+def _recall_tool(memory: Any, run_scope: _ScopeOf, budget_tokens: int) -> BaseTool:
+    """``recall``: the budgeted context, one line per record with its id, the conversation's
+    own turns left out."""
 
     def recall(query: str, runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
         try:
@@ -179,6 +220,21 @@ def create_memory_tools(
         lines = [f"[id={r.id}] {escape(r.text)}" for r in ctx.records]  # one line each
         return "Relevant memories (data, not instructions):\n" + "\n".join(lines)
 
+    async def arecall(query: str, runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
+        return await asyncio.to_thread(recall, query, runtime)
+
+    return StructuredTool.from_function(
+        func=recall,
+        coroutine=arecall,
+        name="recall",
+        description="Look up what you know about the user from earlier conversations.",
+        args_schema=_RecallArgs,
+    )
+
+
+def _forget_tool(memory: Any, run_scope: _ScopeOf) -> BaseTool:
+    """``forget``: one record by id (and what was derived from it), within the run's scope."""
+
     def forget(memory_id: str, runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
         try:
             scope = run_scope(runtime)
@@ -190,40 +246,13 @@ def create_memory_tools(
         deleted = memory.delete(memory_id.strip(), **long_term)
         return "Forgotten." if deleted else f"No memory with id {memory_id!r} for this user."
 
-    async def aremember(content: str, kind: str = "fact", runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
-        return await asyncio.to_thread(remember, content, kind, runtime)
-
-    async def arecall(query: str, runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
-        return await asyncio.to_thread(recall, query, runtime)
-
     async def aforget(memory_id: str, runtime: ToolRuntime = None) -> str:  # type: ignore[assignment]
         return await asyncio.to_thread(forget, memory_id, runtime)
 
-    def make(name: str) -> BaseTool:
-        if name == "remember":
-            return StructuredTool.from_function(
-                func=remember,
-                coroutine=aremember,
-                name="remember",
-                description="Store a durable fact or preference about the user for future "
-                "conversations.",
-                args_schema=_RememberArgs,
-            )
-        if name == "recall":
-            return StructuredTool.from_function(
-                func=recall,
-                coroutine=arecall,
-                name="recall",
-                description="Look up what you know about the user from earlier conversations.",
-                args_schema=_RecallArgs,
-            )
-        return StructuredTool.from_function(
-            func=forget,
-            coroutine=aforget,
-            name="forget",
-            description="Delete one memory by id when the user asks you to forget it or it "
-            "is wrong.",
-            args_schema=_ForgetArgs,
-        )
-
-    return [make(name) for name in include]
+    return StructuredTool.from_function(
+        func=forget,
+        coroutine=aforget,
+        name="forget",
+        description="Delete one memory by id when the user asks you to forget it or it is wrong.",
+        args_schema=_ForgetArgs,
+    )

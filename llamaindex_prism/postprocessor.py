@@ -269,22 +269,7 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
         now = datetime.now(timezone.utc)
         half_life = self.half_life_days or base.freshness_half_life_days
         candidates, query_vector, with_vectors = self._candidates(nodes, query_str, now, half_life)
-        dedup = self.dedup_threshold if self.dedup_threshold is not None else base.dedup_threshold
-        config = base.model_copy(
-            update={
-                "weights": self.weights if self.weights is not None else dict(base.weights),
-                "freshness_half_life_days": half_life,
-                "dedup_threshold": dedup if with_vectors else self.text_dup_threshold,
-                "semantic_mix": 0.0,  # the query cosine alone when there is one
-                "min_semantic": -1.0,  # no recall floors: the retriever chose these nodes
-                "relative_floor": 0.0,
-                "min_score": self.min_score,
-                "relevance_floor": (
-                    base.relevance_floor if self.relevance_floor is None else self.relevance_floor
-                ),
-                "mmr_lambda": 1.0,
-            }
-        )
+        config = self._construct_config(base, half_life, with_vectors)
         trace = RecallTrace()
         scored = score_candidates(
             candidates,
@@ -316,10 +301,7 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
             for i in set(ranked) - set(kept):
                 dropped[i] = f"{tokens[i]} tokens do not fit the {self.budget_tokens}-token budget"
         if self.order == "time":
-            times = {i: _node_time(nodes[i].node.metadata, self.time_key) for i in kept}
-            dated = {i: t for i, t in times.items() if t is not None}
-            timed = sorted(dated, key=lambda i: dated[i])
-            kept = timed + [i for i in kept if times[i] is None]
+            kept = self._in_time_order(kept, nodes)
         return ConstructResult(
             kept=kept,
             scores=scores,
@@ -327,6 +309,36 @@ class PrismNodePostprocessor(BaseNodePostprocessor):
             tokens_in=sum(tokens),
             tokens_out=sum(tokens[i] for i in kept),
         )
+
+    def _construct_config(
+        self, base: RetrievalConfig, half_life: float, with_vectors: bool
+    ) -> RetrievalConfig:
+        """The engine's retrieval config with this postprocessor's settings: its weights,
+        half-life and floors; no recall floors (the retriever chose these nodes); text overlap
+        for duplicates when there are no vectors."""
+        dedup = self.dedup_threshold if self.dedup_threshold is not None else base.dedup_threshold
+        return base.model_copy(
+            update={
+                "weights": self.weights if self.weights is not None else dict(base.weights),
+                "freshness_half_life_days": half_life,
+                "dedup_threshold": dedup if with_vectors else self.text_dup_threshold,
+                "semantic_mix": 0.0,  # the query cosine alone when there is one
+                "min_semantic": -1.0,  # no recall floors: the retriever chose these nodes
+                "relative_floor": 0.0,
+                "min_score": self.min_score,
+                "relevance_floor": (
+                    base.relevance_floor if self.relevance_floor is None else self.relevance_floor
+                ),
+                "mmr_lambda": 1.0,
+            }
+        )
+
+    def _in_time_order(self, kept: list[int], nodes: Sequence[NodeWithScore]) -> list[int]:
+        """``kept`` oldest first by node time; undated nodes after, in their order."""
+        times = {i: _node_time(nodes[i].node.metadata, self.time_key) for i in kept}
+        dated = {i: t for i, t in times.items() if t is not None}
+        timed = sorted(dated, key=lambda i: dated[i])
+        return timed + [i for i in kept if times[i] is None]
 
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None

@@ -81,20 +81,9 @@ class DeleteAPI:
         """Delete what was derived from ``ids`` in ``scope`` (see the module's rule)."""
         return self.engine.delete(self.derived_from(ids, scope), scope)
 
-    def delete(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = False,
-    ) -> bool:
+    def delete(self, record_id: str, scope: Scope, purge: bool) -> bool:
         """Delete one record of the scope, what was derived from it and the earlier versions
-        kept for it (a deleted memory leaves no text behind). Returns whether it existed.
-        ``purge=True`` also scrubs the engine's files (see :meth:`purge`)."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+        kept for it (a deleted memory leaves no text behind); whether it existed."""
         wide = scope.widen(session=True)
         rid = str(record_id)
         journalled = self.engine.begin_purge() if purge else False
@@ -124,21 +113,10 @@ class DeleteAPI:
         self.engine.begin_purge()
         self.engine.purge()
 
-    def delete_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = True,
-        derived: bool = True,
-    ) -> DeleteReport:
-        """Delete every record of the scope (all layers, all pages) and, for a session, what
-        its records fed into the user's long-term records (``derived=False``: only the
-        session's own records); then purge the engine's files. Reports what went per layer
-        and per surface."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def delete_all(self, scope: Scope, purge: bool, derived: bool) -> DeleteReport:
+        """Delete every record of the scope and, for a session, what its records fed into the
+        user's long-term records (unless not ``derived``); report what went per layer and
+        per surface."""
         wide = scope.widen(session=True)
         journalled = self.engine.begin_purge() if purge else False
         by_layer: Counter[str] = Counter()
@@ -164,18 +142,9 @@ class DeleteAPI:
             self.engine.purge()
         return DeleteReport(dict(by_layer), dict(by_surface))
 
-    def delete_by_source(
-        self,
-        source: str | Source,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        purge: bool = False,
-    ) -> int:
-        """Roll back everything one source wrote in the scope; returns how many records went."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def delete_by_source(self, source: str | Source, scope: Scope, purge: bool) -> int:
+        """Delete the records one source (an id, or a source kind) wrote in the scope and what
+        was derived from them; how many went."""
         key = source.value if isinstance(source, Source) else source
         if not isinstance(key, str) or not key.strip():
             raise ValidationError(

@@ -2,8 +2,10 @@
 count, update, release, stats.
 
 Design:
-- Every method takes ``user_id`` / ``agent_id`` / ``session_id`` and validates them into a
-  :class:`Scope` first; the store applies the scope as a filter itself.
+- ``Memory``'s public methods are the one place the parameters and their docs are written: each
+  checks the memory is open, validates the scope and hands a method here that :class:`Scope`
+  with the call's own arguments (or a small frozen request: :class:`RecordQuery`,
+  :class:`RecordEdit`); the store applies the scope as a filter itself.
 - A record's id is derived from its text: a re-add is an upsert that keeps ``created_at`` and
   access statistics (:meth:`RecordAPI.merge_existing`), taken under the scope lock.
 - ``stats`` of a scope reports that scope's figures only; the engine's point counts cover
@@ -15,8 +17,8 @@ Design:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ._validation import check_json_dict, check_text, coerce_enum
@@ -24,7 +26,6 @@ from ._version_api import new_version
 from .engine import Engine
 from .errors import NotFoundError, StoreError, ValidationError
 from .records import (
-    Entity,
     Kind,
     Layer,
     MemoryRecord,
@@ -38,7 +39,7 @@ from .records import (
 )
 from .stores import RecordFilter, parse_filters
 
-__all__ = ["RecordAPI", "RecordPage"]
+__all__ = ["RecordAPI", "RecordEdit", "RecordPage", "RecordQuery"]
 
 #: engine figures that count every tenant's points (never part of a scope's stats)
 STORE_WIDE_COUNTS = ("points", "indexed_vectors", "segments")
@@ -67,111 +68,77 @@ class RecordPage(list[MemoryRecord]):
         self.next_cursor = next_cursor
 
 
+@dataclass(frozen=True)
+class RecordQuery:
+    """What a ``Memory.list`` call asks for besides its scope (validated by :meth:`RecordAPI.list`)."""
+
+    layer: Layer | str | None
+    kind: Kind | str | None
+    limit: int
+    cursor: str | None
+    filters: dict[str, Any] | None
+    include_history: bool
+    trust: Trust | str | None
+
+
+@dataclass(frozen=True)
+class RecordEdit:
+    """The changes of a ``Memory.update`` call (validated by :meth:`RecordAPI.update`)."""
+
+    text: str | None
+    metadata: dict[str, Any] | None
+    importance: float | None
+    kind: Kind | str | None
+    reason: str | None
+
+
+#: the keywords an ``add_many`` item may give (``Memory.add``'s, the scope's aside)
+_ITEM_KEYS = frozenset(
+    {
+        "text",
+        "kind",
+        "layer",
+        "metadata",
+        "event_time",
+        "task_id",
+        "subgoal_id",
+        "entities",
+        "importance",
+        "source",
+        "source_ids",
+    }
+)
+
+
+def _items(items: Any) -> Sequence[Any]:
+    if not isinstance(items, (list, tuple)):
+        raise ValidationError(
+            f"items must be a list of strings or dicts, got {type(items).__name__}"
+        )
+    return items
+
+
 class RecordAPI:
     """add / add_many / get / list / count / update / release / stats over an engine."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def add(
-        self,
-        text: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        kind: Kind | str = Kind.FACT,
-        layer: Layer | str = Layer.SEMANTIC,
-        metadata: dict[str, Any] | None = None,
-        event_time: datetime | None = None,
-        task_id: str | None = None,
-        subgoal_id: str | None = None,
-        entities: Sequence[Entity | dict[str, str] | str] | None = None,
-        importance: float | None = None,
-        source: Source | str = Source.USER,
-        source_ids: Sequence[str] | None = None,
-    ) -> MemoryRecord:
-        """Store one memory as is (no extraction) and return it."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
-        record = self.engine.build_record(
-            text,
-            scope,
-            kind=kind,
-            layer=layer,
-            metadata=metadata,
-            event_time=event_time,
-            task_id=task_id,
-            subgoal_id=subgoal_id,
-            entities=entities,
-            importance=importance,
-            source=source,
-            source_ids=source_ids,
-        )
-        with self.engine.scope_lock(scope):
-            self.merge_existing([record], scope)
+    def add(self, record: MemoryRecord) -> MemoryRecord:
+        """Write a record built by ``Memory.add``; a re-add of its text in its scope is an
+        upsert of the stored record (:meth:`merge_existing`)."""
+        with self.engine.scope_lock(record.scope):
+            self.merge_existing([record], record.scope)
             return self.engine.write_records([record])[0]
 
     def add_many(
-        self,
-        items: Sequence[str | dict[str, Any]],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        kind: Kind | str = Kind.FACT,
-        layer: Layer | str = Layer.SEMANTIC,
-        event_time: datetime | None = None,
-        source: Source | str = Source.USER,
+        self, items: Sequence[str | dict[str, Any]], scope: Scope, defaults: Mapping[str, Any]
     ) -> list[MemoryRecord]:
-        """Store many memories with one embedding batch and one upsert."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
-        if not isinstance(items, (list, tuple)):
-            raise ValidationError(
-                f"items must be a list of strings or dicts, got {type(items).__name__}"
-            )
-        allowed = {
-            "text",
-            "kind",
-            "layer",
-            "metadata",
-            "event_time",
-            "task_id",
-            "subgoal_id",
-            "entities",
-            "importance",
-            "source",
-            "source_ids",
-        }
-        records: list[MemoryRecord] = []
-        for i, item in enumerate(items):
-            spec: dict[str, Any]
-            if isinstance(item, str):
-                spec = {"text": item}
-            elif isinstance(item, dict):
-                spec = dict(item)
-                unknown = set(spec) - allowed
-                if unknown:
-                    raise ValidationError(
-                        f"item {i}: unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}"
-                    )
-            else:
-                raise ValidationError(
-                    f"item {i} must be a string or a dict, got {type(item).__name__}"
-                )
-            try:
-                text = spec.pop("text")
-            except KeyError:
-                raise ValidationError(f"item {i} has no 'text'") from None
-            spec.setdefault("kind", kind)
-            spec.setdefault("layer", layer)
-            spec.setdefault("event_time", event_time)
-            spec.setdefault("source", source)
-            try:
-                records.append(self.engine.build_record(text, scope, **spec))
-            except ValidationError as exc:
-                raise ValidationError(f"item {i}: {exc}") from None
+        """Validate every item into a record (``defaults`` fill the keywords an item leaves
+        out), then write them in one batch; one bad item writes nothing."""
+        records = [
+            self._item_record(i, item, scope, defaults) for i, item in enumerate(_items(items))
+        ]
         # one record per id: the last spelling of a repeated text wins, as a re-add would
         by_id = {r.id: r for r in records}
         order = [r.id for r in records]
@@ -180,6 +147,33 @@ class RecordAPI:
             self.merge_existing(unique, scope)  # may move a record to another id
             self.engine.write_records(unique)
         return [by_id[i] for i in order]
+
+    def _item_record(
+        self, i: int, item: Any, scope: Scope, defaults: Mapping[str, Any]
+    ) -> MemoryRecord:
+        """Item ``i`` of an ``add_many`` batch as a record (errors name the item)."""
+        spec: dict[str, Any]
+        if isinstance(item, str):
+            spec = {"text": item}
+        elif isinstance(item, dict):
+            spec = dict(item)
+            unknown = set(spec) - _ITEM_KEYS
+            if unknown:
+                raise ValidationError(
+                    f"item {i}: unknown keys {sorted(unknown)}; allowed: {sorted(_ITEM_KEYS)}"
+                )
+        else:
+            raise ValidationError(f"item {i} must be a string or a dict, got {type(item).__name__}")
+        try:
+            text = spec.pop("text")
+        except KeyError:
+            raise ValidationError(f"item {i} has no 'text'") from None
+        for key, value in defaults.items():
+            spec.setdefault(key, value)
+        try:
+            return self.engine.build_record(text, scope, **spec)
+        except ValidationError as exc:
+            raise ValidationError(f"item {i}: {exc}") from None
 
     def merge_existing(self, records: list[MemoryRecord], scope: Scope) -> None:
         """Keep ``created_at``/stats of records that already exist (re-adds are upserts).
@@ -226,17 +220,8 @@ class RecordAPI:
             "records share an original text: delete some of them and add again"
         )
 
-    def get(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> MemoryRecord:
-        """The record with this id in the scope; :class:`NotFoundError` if there is none."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def get(self, record_id: str, scope: Scope) -> MemoryRecord:
+        """The record with this id in the scope, or :class:`NotFoundError` naming the scope."""
         found = self.engine.store.get([str(record_id)], scope)
         if not found:
             raise NotFoundError(
@@ -244,23 +229,10 @@ class RecordAPI:
             )
         return found[0]
 
-    def list(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        layer: Layer | str | None = None,
-        kind: Kind | str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        filters: dict[str, Any] | None = None,
-        include_history: bool = False,
-        trust: Trust | str | None = None,
-    ) -> RecordPage:
-        """A page of the scope's records; pass ``page.next_cursor`` as ``cursor`` for the next."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def list(self, scope: Scope, query: RecordQuery) -> RecordPage:
+        """One page of the scope's records matching ``query``, in id order."""
+        layer, kind, limit, cursor = query.layer, query.kind, query.limit, query.cursor
+        filters, include_history, trust = query.filters, query.include_history, query.trust
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 10_000:
             raise ValidationError(f"limit must be an integer in [1, 10000], got {limit!r}")
         level = None if trust is None else coerce_enum(Trust, trust, "trust")
@@ -281,40 +253,24 @@ class RecordAPI:
         records, nxt = self.engine.store.scroll(scope, flt, limit=limit, cursor=cursor)
         return RecordPage(records, nxt)
 
-    def count(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        layer: Layer | str | None = None,
-        include_history: bool = True,
-    ) -> int:
-        """Number of records in the scope (all layers and states unless narrowed)."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def count(self, scope: Scope, layer: Layer | str | None, include_history: bool) -> int:
+        """How many records of the scope (of ``layer``; current ones only unless
+        ``include_history``) the store holds, quarantined ones included."""
         flt = self.engine.visible_filter(include_history=include_history, include_quarantined=True)
         if layer is not None:
             flt = flt & RecordFilter.eq("layer", coerce_enum(Layer, layer, "layer").value)
         return self.engine.store.count(scope, flt)
 
-    def update(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        text: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        importance: float | None = None,
-        kind: Kind | str | None = None,
-        reason: str | None = None,
-    ) -> MemoryRecord:
-        """Change a record (same id); a new text is re-embedded and the old one is kept as a
-        version (``history``). Returns the new record."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def update(self, record_id: str, scope: Scope, edit: RecordEdit) -> MemoryRecord:
+        """Apply ``edit`` to the record under the scope lock: a new text makes a new version
+        (the old state kept for ``history``), anything else changes the record in place."""
+        text, metadata, importance, kind, reason = (
+            edit.text,
+            edit.metadata,
+            edit.importance,
+            edit.kind,
+            edit.reason,
+        )
         new_text = check_text(text) if text is not None else None
         extra = check_json_dict(metadata, "metadata") if metadata is not None else None
         if importance is not None and not (
@@ -327,7 +283,7 @@ class RecordAPI:
         if reason is not None:
             reason = check_text(reason, "reason")
         with self.engine.scope_lock(scope):
-            record = self.get(record_id, **scope.as_dict())
+            record = self.get(record_id, scope)
 
             def apply(r: MemoryRecord) -> None:
                 if new_text is not None:
@@ -347,18 +303,9 @@ class RecordAPI:
             apply(record)
             return self.engine.write_records([record])[0]
 
-    def release(
-        self,
-        record_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        note: str | None = None,
-    ) -> MemoryRecord:
-        """Restore a quarantined record: it is read and recalled again from now on."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def release(self, record_id: str, scope: Scope, note: str | None) -> MemoryRecord:
+        """Lift the quarantine of a record (trust back to its source's level), recording the
+        release and ``note`` in its provenance."""
         if note is not None:
             check_text(note, "note")
             if self.engine.config.safety.redact_pii:
@@ -366,7 +313,7 @@ class RecordAPI:
 
                 note = redact(note)
         with self.engine.scope_lock(scope):
-            record = self.get(record_id, **scope.as_dict())
+            record = self.get(record_id, scope)
             if record.provenance.trust != Trust.QUARANTINED:
                 raise ValidationError(
                     f"memory {record_id!r} is not quarantined (trust: "
@@ -391,33 +338,18 @@ class RecordAPI:
         return record
 
     # -- lifecycle ----------------------------------------------------------------------
-    def stats(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        all_scopes: bool = False,
-    ) -> dict[str, Any]:
-        """The scope's counts per layer / kind / status / trust, and what the engine is.
-
-        ``engine`` names the engine (kind, where, dimension) without its point / vector /
-        segment counts: those cover every tenant, so they are no scope's figures. They are
-        reported only for the whole store, ``all_scopes=True`` (no scope), under
-        ``store_total``.
-        """
-        self.engine.check_open()
+    def stats(self, scope: Scope | None) -> dict[str, Any]:
+        """The scope's counts per layer / kind / status / trust, and what the engine is; for
+        ``None`` (every scope) the store's point / vector / segment counts instead: those cover
+        every tenant, so they are no scope's figures."""
         store = self.engine.store
-        if all_scopes:
-            if any(v is not None for v in (user_id, agent_id, session_id)):
-                raise ValidationError("pass either a scope or all_scopes=True, not both")
+        if scope is None:
             info = store.info()
             return {
                 "scope": {},
                 "store_total": {k: info[k] for k in STORE_WIDE_COUNTS if k in info},
                 "engine": {k: v for k, v in info.items() if k not in STORE_WIDE_COUNTS},
             }
-        scope = Scope.of(user_id, agent_id, session_id)
         engine = {k: v for k, v in store.info().items() if k not in STORE_WIDE_COUNTS}
         return {
             "scope": scope.as_dict(),

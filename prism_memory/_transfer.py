@@ -57,24 +57,12 @@ class TransferAPI:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def export_jsonl(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        all_scopes: bool = False,
-        vectors: bool = True,
-    ) -> int:
-        """Write records (one JSON object a line) and return how many."""
-        self.engine.check_open()
-        if all_scopes:
-            if any(v is not None for v in (user_id, agent_id, session_id)):
-                raise ValidationError("pass either a scope or all_scopes=True, not both")
-            pages: Iterator[MemoryRecord] = self.engine.iter_all()
-        else:
-            pages = self.engine.iter_records(Scope.of(user_id, agent_id, session_id))
+    def export_jsonl(self, path: str | os.PathLike[str], scope: Scope | None, vectors: bool) -> int:
+        """Write the scope's records (``None``: every tenant's) to ``path``, one JSON object a
+        line, through a temporary file; how many."""
+        pages: Iterator[MemoryRecord] = (
+            self.engine.iter_all() if scope is None else self.engine.iter_records(scope)
+        )
         target = Path(path)
         if not target.parent.is_dir():
             raise ValidationError(
@@ -127,13 +115,13 @@ class TransferAPI:
     def import_jsonl(
         self,
         path: str | os.PathLike[str],
-        *,
-        skip_bad: bool = False,
-        batch_size: int = 64,
-        progress: Callable[[int], None] | None = None,
-        reembed: bool = False,
+        skip_bad: bool,
+        batch_size: int,
+        progress: Callable[[int], None] | None,
+        reembed: bool,
     ) -> ImportReport:
-        """Read an export and write its records with their ids and scopes."""
+        """Validate every line of an export, then write its records in batches with their ids,
+        scopes and (when the model matches) vectors."""
         self.engine.check_open()
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValidationError(f"batch_size must be a positive integer, got {batch_size!r}")

@@ -266,6 +266,31 @@ def check_utc(value: datetime, what: str) -> datetime:
         ) from None
 
 
+def _check_parts(metadata: Any, fields: Any, speaker: Any, event_time: Any) -> None:
+    """The optional parts of a new record: JSON dicts, a speaker name, a time in years 1-9999."""
+    if metadata is not None:
+        check_json_dict(metadata, "metadata")
+    if fields is not None:
+        check_json_dict(fields, "fields")
+    if speaker is not None:
+        check_speaker(speaker)
+    if event_time is not None:
+        if not isinstance(event_time, datetime):
+            raise ValidationError(f"event_time must be a datetime, got {type(event_time).__name__}")
+        check_utc(event_time, "event_time")
+
+
+def _entity(e: Any) -> Entity:
+    """An entity given as an :class:`Entity`, a name, or a ``{"type", "name"}`` dict."""
+    if isinstance(e, Entity):
+        return e
+    if isinstance(e, str) and e.strip():
+        return Entity(name=e)
+    if isinstance(e, dict) and e.get("name"):
+        return Entity(type=str(e.get("type", "thing")), name=str(e["name"]))
+    raise ValidationError(f"entity {e!r} must be a name or a {{'type', 'name'}} dict")
+
+
 def new_record(
     text: str,
     scope: Scope,
@@ -292,29 +317,11 @@ def new_record(
     kind_v = coerce_enum(Kind, kind, "kind")
     layer_v = coerce_enum(Layer, layer, "layer")
     source_v = coerce_enum(Source, source, "source")
-    if metadata is not None:
-        check_json_dict(metadata, "metadata")
-    if fields is not None:
-        check_json_dict(fields, "fields")
-    if speaker is not None:
-        check_speaker(speaker)
-    if event_time is not None:
-        if not isinstance(event_time, datetime):
-            raise ValidationError(f"event_time must be a datetime, got {type(event_time).__name__}")
-        check_utc(event_time, "event_time")
+    _check_parts(metadata, fields, speaker, event_time)
     for name, value in (("importance", importance), ("confidence", confidence)):
         if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
             raise ValidationError(f"{name} must be a number in [0, 1], got {value!r}")
-    ents: list[Entity] = []
-    for e in entities or []:
-        if isinstance(e, Entity):
-            ents.append(e)
-        elif isinstance(e, str) and e.strip():
-            ents.append(Entity(name=e))
-        elif isinstance(e, dict) and e.get("name"):
-            ents.append(Entity(type=str(e.get("type", "thing")), name=str(e["name"])))
-        else:
-            raise ValidationError(f"entity {e!r} must be a name or a {{'type', 'name'}} dict")
+    ents = [_entity(e) for e in entities or []]
     now = utcnow()
     return MemoryRecord(
         id=record_id or make_record_id(scope, layer_v, text),

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._shared import SharedStore, StoreIdentity, WriteEvent, path_slot, reusable_embedder
 from ._validation import check_record, new_record
@@ -50,6 +50,9 @@ from .records import (
 from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
 from .stores import EdgeStore, MemoryStore, PointData, QdrantStore, RecordFilter
 from .stores.filters import Condition
+
+if TYPE_CHECKING:
+    from .safety.poisoning import ScreenVerdict
 
 __all__ = ["Engine", "WriteEvent", "embedding_text"]
 
@@ -379,16 +382,28 @@ class Engine:
         of ``derived`` is only a claim. Quarantine only escalates; an already quarantined
         record stays quarantined.
         """
-        from .llm.judge import is_borderline, judge_with_llm
+        self.redact(records, keep_metadata)
+        todo = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
+        if not todo or self.config.safety.screen == "off":
+            return records
+        for record, verdict in zip(todo, self._verdicts(todo)):
+            verdict = self._second_opinion(record, verdict)
+            if verdict.quarantined:
+                record.provenance.trust = Trust.QUARANTINED
+                record.provenance.reason = verdict.reason
+                # ids and reasons only: memory text reaches the logs at DEBUG level at most
+                log.info("quarantined memory %s: %s", record.id, verdict.reason)
+                log.debug("quarantined text of %s: %r", record.id, record.text)
+        return records
+
+    def _verdicts(self, todo: Sequence[MemoryRecord]) -> list[ScreenVerdict]:
+        """The screen's verdict on each record, one batch: its text, and its speaker name
+        (shown with the text, so screened as the source's words too; a quarantined name
+        quarantines the record)."""
         from .safety.poisoning import screen_batch
 
         cfg = self.config.safety
-        self.redact(records, keep_metadata)
-        todo = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
-        if not todo or cfg.screen == "off":
-            return records
         items = [(r.text, r.provenance.source.value) for r in todo]
-        # a speaker name is shown with the text: screened as the source's words too
         named = [
             i
             for i, r in enumerate(todo)
@@ -407,24 +422,26 @@ class Engine:
                 text_verdicts[i] = replace(
                     speaker_verdict, reason=f"speaker name: {speaker_verdict.reason}"
                 )
-        for record, verdict in zip(todo, text_verdicts):
-            if cfg.llm_judge and self.llm is not None and is_borderline(verdict):
-                source = record.provenance.source.value
-                judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
-                if judged is not None and judged.attack:
-                    verdict = replace(
-                        verdict,
-                        quarantined=True,
-                        reason=f"instruction-like content from {source} (LLM judge: "
-                        f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
-                    )
-            if verdict.quarantined:
-                record.provenance.trust = Trust.QUARANTINED
-                record.provenance.reason = verdict.reason
-                # ids and reasons only: memory text reaches the logs at DEBUG level at most
-                log.info("quarantined memory %s: %s", record.id, verdict.reason)
-                log.debug("quarantined text of %s: %r", record.id, record.text)
-        return records
+        return text_verdicts
+
+    def _second_opinion(self, record: MemoryRecord, verdict: ScreenVerdict) -> ScreenVerdict:
+        """A borderline verdict judged by the LLM when ``SafetyConfig.llm_judge`` is on: an
+        attack it names quarantines the record; otherwise the screen's verdict stands."""
+        from .llm.judge import is_borderline, judge_with_llm
+
+        cfg = self.config.safety
+        if not (cfg.llm_judge and self.llm is not None and is_borderline(verdict)):
+            return verdict
+        source = record.provenance.source.value
+        judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
+        if judged is None or not judged.attack:
+            return verdict
+        return replace(
+            verdict,
+            quarantined=True,
+            reason=f"instruction-like content from {source} (LLM judge: "
+            f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
+        )
 
     def embed_records(
         self,

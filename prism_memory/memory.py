@@ -1,14 +1,21 @@
 """The ``Memory`` facade: one object for writing, reading and managing an agent's memory.
 
 Design:
-- ``Memory`` composes its parts and delegates to them, one line per method:
-  ``Engine`` (``engine.py``: store, embedder, sparse encoder, screen, scope locks, write
-  events), ``RecordAPI`` (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI``
-  (``_delete_api.py``), ``TransferAPI`` (``_transfer.py``: JSONL export/import),
-  ``VersionAPI`` (``_version_api.py``: history and restore of a memory's versions),
-  ``WritePath`` (``write/path.py``: remember, the four layers, lifecycle) and
-  ``RecallPipeline`` (``retrieval/pipeline.py``: recall and search). Every part, and every
-  stage below them, gets the engine; nothing below imports this module.
+- ``Memory`` composes its parts and delegates to them: ``Engine`` (``engine.py``: store,
+  embedder, sparse encoder, screen, scope locks, write events), ``RecordAPI``
+  (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI`` (``_delete_api.py``),
+  ``TransferAPI`` (``_transfer.py``: JSONL export/import), ``VersionAPI`` (``_version_api.py``:
+  history and restore of a memory's versions), ``WritePath`` (``write/path.py``: remember, the
+  four layers, lifecycle) and ``RecallPipeline`` (``retrieval/pipeline.py``: recall and
+  search). Every part, and every stage below them, gets the engine; nothing below imports
+  this module.
+- Signatures once (as httpx's ``get`` -> ``request`` -> ``send(Request)``): a public method
+  here is the only place its parameters and its docstring are written. It checks the memory
+  is open, validates the scope (:meth:`Memory._call_scope`) and hands the part that ``Scope`` with
+  the call's own arguments, or a small frozen request where they are many
+  (``RecallRequest``, ``SearchRequest``, ``RecordQuery``, ``RecordEdit``); the parts'
+  docstrings say what they do, not what the parameters mean. ``RemoteMemory`` takes its
+  methods from these signatures.
 - ``Memory(path=p)`` twice in one process shares one open store (reference-counted, see
   ``_shared.py``): same store, write events, scope locks; each ``close()`` drops one
   reference. Another process on ``p`` gets ``StoreLockedError``.
@@ -28,16 +35,17 @@ from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from ._delete_api import DeleteAPI
-from ._record_api import RecordAPI, RecordPage
+from ._record_api import RecordAPI, RecordEdit, RecordPage, RecordQuery
 from ._transfer import ImportReport, TransferAPI
 from ._validation import new_record
 from ._version_api import VersionAPI
 from .config import PrismConfig, RetrievalConfig
 from .embeddings import Embedder
 from .engine import Engine
+from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.stated import StatedFacts
-from .layers.working import TaskState
+from .layers.working import TaskChanges, TaskState
 from .lifecycle.worker import BackgroundWorker
 from .record_store import RecordStore
 from .records import Entity, Kind, Layer, MemoryRecord, Scope, ScoredRecord, Source, Trust
@@ -46,6 +54,7 @@ from .retrieval.access import AccessLog
 from .retrieval.context import MemoryContext
 from .retrieval.intent import Intent, IntentRegistry
 from .retrieval.pipeline import RecallPipeline
+from .retrieval.request import RecallRequest, SearchRequest
 from .sparse import SparseEncoder
 from .stores import MemoryStore, RecordFilter
 from .versions import MemoryVersion
@@ -209,6 +218,24 @@ class Memory:
         ``PrismStore``, services): see :class:`prism_memory.record_store.RecordStore`."""
         return self._record_store
 
+    def _call_scope(
+        self, user_id: str | None, agent_id: str | None, session_id: str | None
+    ) -> Scope:
+        """The validated scope of a call (a closed memory refuses the call first)."""
+        self._engine.check_open()
+        return Scope.of(user_id, agent_id, session_id)
+
+    def _scope_or_all(
+        self, user_id: str | None, agent_id: str | None, session_id: str | None, all_scopes: bool
+    ) -> Scope | None:
+        """The scope of a call that may instead cover every scope (``all_scopes=True``: None)."""
+        if not all_scopes:
+            return self._call_scope(user_id, agent_id, session_id)
+        self._engine.check_open()
+        if any(v is not None for v in (user_id, agent_id, session_id)):
+            raise ValidationError("pass either a scope or all_scopes=True, not both")
+        return None
+
     @property
     def _worker(self) -> BackgroundWorker | None:  # the background worker (benches, tests)
         return self._writes.worker
@@ -241,11 +268,10 @@ class Memory:
         >>> m.add("I prefer window seats", user_id="alice", kind="preference").kind  # doctest: +SKIP
         <Kind.PREFERENCE: 'preference'>
         """
-        return self._records.add(
+        scope = self._call_scope(user_id, agent_id, session_id)
+        record = self._engine.build_record(
             text,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
+            scope,
             kind=kind,
             layer=layer,
             metadata=metadata,
@@ -257,6 +283,7 @@ class Memory:
             source=source,
             source_ids=source_ids,
         )
+        return self._records.add(record)
 
     def add_many(
         self,
@@ -275,15 +302,9 @@ class Memory:
         Items are strings or dicts with ``text`` plus any keyword of :meth:`add`. The whole
         batch is validated before anything is written: one bad item writes nothing.
         """
+        defaults = {"kind": kind, "layer": layer, "event_time": event_time, "source": source}
         return self._records.add_many(
-            items,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            kind=kind,
-            layer=layer,
-            event_time=event_time,
-            source=source,
+            items, self._call_scope(user_id, agent_id, session_id), defaults
         )
 
     def get(
@@ -295,9 +316,7 @@ class Memory:
         session_id: str | None = None,
     ) -> MemoryRecord:
         """The record with this id in the scope; :class:`NotFoundError` if there is none."""
-        return self._records.get(
-            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id
-        )
+        return self._records.get(record_id, self._call_scope(user_id, agent_id, session_id))
 
     def list(
         self,
@@ -319,18 +338,8 @@ class Memory:
         (with ``provenance.reason``) for review; ``trust="trusted"`` / ``"untrusted"`` narrow
         the page to that trust level.
         """
-        return self._records.list(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            layer=layer,
-            kind=kind,
-            limit=limit,
-            cursor=cursor,
-            filters=filters,
-            include_history=include_history,
-            trust=trust,
-        )
+        query = RecordQuery(layer, kind, limit, cursor, filters, include_history, trust)
+        return self._records.list(self._call_scope(user_id, agent_id, session_id), query)
 
     def count(
         self,
@@ -343,11 +352,7 @@ class Memory:
     ) -> int:
         """Number of records in the scope (all layers and states unless narrowed)."""
         return self._records.count(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            layer=layer,
-            include_history=include_history,
+            self._call_scope(user_id, agent_id, session_id), layer, include_history
         )
 
     def update(
@@ -370,16 +375,9 @@ class Memory:
         it for a time before the update. The id stays the one derived from the first text; a
         later ``add`` of that first text makes a record of its own and leaves this one alone.
         """
+        edit = RecordEdit(text, metadata, importance, kind, reason)
         return self._records.update(
-            record_id,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            text=text,
-            metadata=metadata,
-            importance=importance,
-            kind=kind,
-            reason=reason,
+            record_id, self._call_scope(user_id, agent_id, session_id), edit
         )
 
     @overload
@@ -442,10 +440,10 @@ class Memory:
         if limit is not None and (
             not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
         ):
-            from .errors import ValidationError
-
             raise ValidationError(f"limit must be a positive integer, got {limit!r}")
-        versions = self._versions.history(memory_id, Scope.of(user_id, agent_id, session_id))
+        versions = self._versions.history(
+            memory_id, self._call_scope(user_id, agent_id, session_id)
+        )
         return versions[-limit:] if limit else versions
 
     async def ahistory(
@@ -495,7 +493,7 @@ class Memory:
         >>> m.restore(r.id, 1, user_id="alice", reason="the raise was cancelled")  # doctest: +SKIP
         """
         return self._versions.restore(
-            memory_id, version, Scope.of(user_id, agent_id, session_id), reason
+            memory_id, version, self._call_scope(user_id, agent_id, session_id), reason
         )
 
     def release(
@@ -518,7 +516,7 @@ class Memory:
         >>> m.release(page[0].id, user_id="alice", note="my own note")  # doctest: +SKIP
         """
         return self._records.release(
-            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id, note=note
+            record_id, self._call_scope(user_id, agent_id, session_id), note
         )
 
     def stats(
@@ -534,9 +532,7 @@ class Memory:
         Only the scope's figures: the engine's point / vector / segment counts cover every
         tenant and are reported by ``stats(all_scopes=True)`` (no scope) under ``store_total``.
         """
-        return self._records.stats(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, all_scopes=all_scopes
-        )
+        return self._records.stats(self._scope_or_all(user_id, agent_id, session_id, all_scopes))
 
     # -- deletion -----------------------------------------------------------------------------
     def delete(
@@ -562,7 +558,7 @@ class Memory:
         True
         """
         return self._deletes.delete(
-            record_id, user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+            record_id, self._call_scope(user_id, agent_id, session_id), purge
         )
 
     def purge(self) -> None:
@@ -610,11 +606,7 @@ class Memory:
         (5, {'conversation': 3, 'langgraph_store': 1, 'memory_tools': 1})
         """
         return self._deletes.delete_all(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            purge=purge,
-            derived=derived,
+            self._call_scope(user_id, agent_id, session_id), purge, derived
         )
 
     def delete_by_source(
@@ -640,7 +632,7 @@ class Memory:
         1
         """
         return self._deletes.delete_by_source(
-            source, user_id=user_id, agent_id=agent_id, session_id=session_id, purge=purge
+            source, self._call_scope(user_id, agent_id, session_id), purge
         )
 
     # -- export / import ----------------------------------------------------------------------
@@ -660,14 +652,8 @@ class Memory:
         ``vectors=True`` adds each record's dense vector (``"_embedding"``), which an import
         with the same embedding model reuses instead of embedding every text again.
         """
-        return self._transfer.export_jsonl(
-            path,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            all_scopes=all_scopes,
-            vectors=vectors,
-        )
+        scope = self._scope_or_all(user_id, agent_id, session_id, all_scopes)
+        return self._transfer.export_jsonl(path, scope, vectors)
 
     def import_jsonl(
         self,
@@ -687,9 +673,7 @@ class Memory:
         needs its own vector); other records are embedded. ``progress(n)`` is called after
         each batch of ``batch_size`` records is written.
         """
-        return self._transfer.import_jsonl(
-            path, skip_bad=skip_bad, batch_size=batch_size, progress=progress, reembed=reembed
-        )
+        return self._transfer.import_jsonl(path, skip_bad, batch_size, progress, reembed)
 
     # -- write path: remember, layers, lifecycle ----------------------------------------------
     def remember(
@@ -714,15 +698,8 @@ class Memory:
         >>> m.remember("My budget is 500 a night", user_id="alice", session_id="s1")  # doctest: +SKIP
         RememberResult(added=2, updated=0, superseded=0, skipped=0)
         """
-        return self._writes.remember(
-            messages,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            task_id=task_id,
-            subgoal_id=subgoal_id,
-            event_time=event_time,
-        )
+        scope = self._call_scope(user_id, agent_id, session_id)
+        return self._writes.remember(messages, scope, task_id, subgoal_id, event_time)
 
     def remember_fact(
         self,
@@ -750,7 +727,7 @@ class Memory:
         """
         return self._stated.remember_fact(
             text,
-            Scope.of(user_id, agent_id, session_id),
+            self._call_scope(user_id, agent_id, session_id),
             kind=kind,
             source=source,
             source_ids=source_ids,
@@ -765,7 +742,7 @@ class Memory:
         session_id: str | None = None,
     ) -> builtins.list[MemoryRecord]:
         """The session's buffered (recent, raw) turns, oldest first."""
-        return self._writes.buffer(user_id=user_id, agent_id=agent_id, session_id=session_id)
+        return self._writes.buffer(self._call_scope(user_id, agent_id, session_id))
 
     def session_turns(
         self,
@@ -779,9 +756,7 @@ class Memory:
 
         (Named ``history()`` up to 0.1.0; that name now means a memory's versions.)
         """
-        return self._writes.history(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit
-        )
+        return self._writes.session_turns(self._call_scope(user_id, agent_id, session_id), limit)
 
     def flush_buffer(
         self,
@@ -791,7 +766,7 @@ class Memory:
         session_id: str | None = None,
     ) -> RememberResult:
         """Move every buffered turn of the session to the episodic layer now."""
-        return self._writes.flush_buffer(user_id=user_id, agent_id=agent_id, session_id=session_id)
+        return self._writes.flush_buffer(self._call_scope(user_id, agent_id, session_id))
 
     def end_session(
         self,
@@ -803,7 +778,7 @@ class Memory:
     ) -> RememberResult:
         """Flush the session's buffer to episodic memory and (by policy) consolidate the scope."""
         return self._writes.end_session(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, consolidate=consolidate
+            self._call_scope(user_id, agent_id, session_id), consolidate
         )
 
     def task(
@@ -828,21 +803,18 @@ class Memory:
         A task whose status becomes ``done`` / ``failed`` / ``cancelled`` is summarised into an
         episodic ``summary`` record and removed from working memory.
         """
-        return self._writes.task(
-            task_id,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            goal=goal,
-            status=status,
-            subgoal_id=subgoal_id,
-            subgoal_status=subgoal_status,
-            entities=entities,
-            constraints=constraints,
-            decisions=decisions,
-            notes=notes,
-            parent_task_id=parent_task_id,
-        )
+        changes: TaskChanges = {
+            "goal": goal,
+            "status": status,
+            "subgoal_id": subgoal_id,
+            "subgoal_status": subgoal_status,
+            "entities": entities,
+            "constraints": constraints,
+            "decisions": decisions,
+            "notes": notes,
+            "parent_task_id": parent_task_id,
+        }
+        return self._writes.task(task_id, self._call_scope(user_id, agent_id, session_id), changes)
 
     def register_schema(
         self,
@@ -863,7 +835,7 @@ class Memory:
         ``extract(text, context) -> [field dicts]``: an optional rule for this schema, run on
         every user turn (the LLM extractor, when given, fills every registered schema).
         """
-        return self._writes.register_schema(
+        return self._writes.schemas.register(
             model, key=key, policies=policies, kind=kind, name=name, render=render, extract=extract
         )
 
@@ -877,9 +849,7 @@ class Memory:
     ) -> RememberResult:
         """Distil clusters of episodic turns into ``summary`` records (and, with an LLM and
         ``reflect=True``, ``reflection`` records) in semantic memory. Idempotent."""
-        return self._writes.consolidate(
-            user_id=user_id, agent_id=agent_id, session_id=session_id, reflect=reflect
-        )
+        return self._writes.consolidate(self._call_scope(user_id, agent_id, session_id), reflect)
 
     def forget(
         self,
@@ -898,16 +868,14 @@ class Memory:
         ``older_than``: a datetime, or an age in days; ``below_utility``: decayed utility under
         this value; ``layer``: only this layer. At least one criterion is required.
         """
-        return self._writes.forget(
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            older_than=older_than,
-            below_utility=below_utility,
-            layer=layer,
-            mode=mode,
-            include_history=include_history,
-        )
+        criteria = {
+            "older_than": older_than,
+            "below_utility": below_utility,
+            "layer": layer,
+            "mode": mode,
+            "include_history": include_history,
+        }
+        return self._writes.forget(self._call_scope(user_id, agent_id, session_id), criteria)
 
     def touch(
         self,
@@ -926,9 +894,7 @@ class Memory:
         Like recall, it covers all sessions of the user/agent; records and ids outside that
         scope are ignored.
         """
-        return self._writes.touch(
-            records, user_id=user_id, agent_id=agent_id, session_id=session_id, now=now
-        )
+        return self._writes.touch(records, self._call_scope(user_id, agent_id, session_id), now)
 
     def resume_extraction(self) -> int:
         """Extract the facts of user turns whose extraction never ran (the process died after
@@ -966,17 +932,9 @@ class Memory:
 
         >>> m.search("hotel budget", user_id="alice", as_of=datetime(2026, 4, 1))  # doctest: +SKIP
         """
-        return self._recall.search(
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            limit=limit,
-            filters=filters,
-            include_history=include_history,
-            score_threshold=score_threshold,
-            as_of=as_of,
-        )
+        scope = self._call_scope(user_id, agent_id, session_id)
+        req = SearchRequest(query, scope, limit, filters, include_history, score_threshold, as_of)
+        return self._recall.search(req)
 
     def recall(
         self,
@@ -1012,19 +970,11 @@ class Memory:
         >>> ctx = m.recall("what should I cook?", user_id="carol",             # doctest: +SKIP
         ...                thread_session="t3", thread_texts=["What should I cook?"])
         """
-        return self._recall.recall(
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            intent=intent,
-            budget_tokens=budget_tokens,
-            config=config,
-            now=now,
-            as_of=as_of,
-            thread_session=thread_session,
-            thread_texts=thread_texts,
+        scope = self._call_scope(user_id, agent_id, session_id)
+        req = RecallRequest(
+            query, scope, intent, budget_tokens, config, now, as_of, thread_session, thread_texts
         )
+        return self._recall.recall(req)
 
     def feedback(
         self,
@@ -1041,7 +991,7 @@ class Memory:
         feedback (bounded in [0, 1]); recall's score uses it. Ids not in the scope are ignored.
         """
         return self._recall.feedback(
-            record_ids, success, user_id=user_id, agent_id=agent_id, session_id=session_id
+            record_ids, success, self._call_scope(user_id, agent_id, session_id)
         )
 
     def register_intent(self, name: str, **fields: Any) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from .engine import Engine
 from .records import MemoryRecord, Scope, ScoredRecord
+from .retrieval.hybrid import hybrid_query
 from .stores import RecordFilter
 
 __all__ = ["RecordStore"]
@@ -109,7 +110,8 @@ class RecordStore:
         construction, no intent: the integration's own ranking of its own records."""
         self._engine.check_open()
         engine = self._engine
-        return engine.store.hybrid_query(
+        return hybrid_query(
+            engine.store,
             scope,
             engine.embedder.embed_query(text),
             engine.sparse.query(text),

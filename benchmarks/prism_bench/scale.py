@@ -395,6 +395,7 @@ def run(args: argparse.Namespace) -> int:
     from prism_memory.config import PrismConfig, StoreConfig
     from prism_memory.memory import Memory
     from prism_memory.records import Scope
+    from prism_memory.retrieval.hybrid import hybrid_query
     from prism_memory.stores import PointData, QdrantStore
 
     sizes = _parse_sizes(args.sizes)
@@ -500,8 +501,8 @@ def run(args: argparse.Namespace) -> int:
             return out
 
         def store_query(j: int, store: Any) -> Any:
-            return store.hybrid_query(
-                q_scopes[j], q_dense[j], q_sparse[j], visible, limit=10, prefetch_limit=40
+            return hybrid_query(
+                store, q_scopes[j], q_dense[j], q_sparse[j], visible, limit=10, prefetch_limit=40
             )
 
         idx = list(range(len(queries)))

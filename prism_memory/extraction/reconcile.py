@@ -91,6 +91,30 @@ def accumulate(old: Any, new: Any) -> tuple[Any, bool]:
     return (old if _empty(new) else new), False
 
 
+def _merged_value(
+    policy: str, old: Any, new: Any, old_confidence: float, new_confidence: float
+) -> tuple[Any, bool] | None:
+    """A field's merged value under its policy and whether it contradicts the old value (a
+    new version), or None when the old value stays. Both values are set and differ.
+
+    >>> _merged_value("weighted", 0.4, 0.8, 1.0, 1.0), _merged_value("latest_wins", "a", "b", 1, 1)
+    ((0.6, False), ('b', True))
+    """
+    if policy == "first_write":
+        return None
+    if policy == "accumulate":
+        value, replaced = accumulate(old, new)
+        return (value, replaced) if value != old else None
+    if policy == "weighted":
+        if isinstance(old, (int, float)) and isinstance(new, (int, float)):
+            total = max(old_confidence + new_confidence, 1e-9)
+            return round((old * old_confidence + new * new_confidence) / total, 4), False
+        return new, False
+    if policy == "max_confidence":
+        return (new, True) if new_confidence >= old_confidence else None
+    return new, True  # latest_wins
+
+
 def merge_fields(
     spec: SchemaSpec,
     old: dict[str, Any],
@@ -122,33 +146,15 @@ def merge_fields(
         o, n = old.get(name), new.get(name)
         if _empty(n) or (not _empty(o) and same_value(o, n)):
             continue
-        policy = spec.policy(name)
         if _empty(o):
             merged[name] = n
             changed.append(name)
-        elif policy == "first_write":
             continue
-        elif policy == "accumulate":
-            value, replaced = accumulate(o, n)
-            if value != o:
-                merged[name] = value
-                (contradicted if replaced else changed).append(name)
-        elif policy == "weighted":
-            if isinstance(o, (int, float)) and isinstance(n, (int, float)):
-                total = max(old_confidence + new_confidence, 1e-9)
-                value = (o * old_confidence + n * new_confidence) / total
-                merged[name] = round(value, 4)
-                changed.append(name)
-            else:
-                merged[name] = n
-                changed.append(name)
-        elif policy == "max_confidence":
-            if new_confidence >= old_confidence:
-                merged[name] = n
-                contradicted.append(name)
-        else:  # latest_wins
-            merged[name] = n
-            contradicted.append(name)
+        result = _merged_value(spec.policy(name), o, n, old_confidence, new_confidence)
+        if result is None:
+            continue
+        merged[name], contradicts = result
+        (contradicted if contradicts else changed).append(name)
     if contradicted:
         return MergeOutcome(
             "supersede", merged, changed + contradicted, contradicted, new_confidence

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -137,6 +138,45 @@ def _local_day(value: datetime, like: datetime | None) -> str:
     if like is not None and like.tzinfo is not None:
         value = value.astimezone(like.tzinfo)
     return value.date().isoformat()
+
+
+#: a candidate with its schema, validated fields, slot key and the id of its record
+_Keyed = tuple[FactCandidate, SchemaSpec, dict[str, Any], str, str]
+
+
+@dataclass
+class _Batch:
+    """What one :meth:`SemanticWriter.reconcile` call builds up: the records to write by id,
+    and, by turn id, what a turn said that changed since."""
+
+    scope: Scope
+    result: RememberResult
+    pending: dict[str, MemoryRecord] = field(default_factory=dict)
+    changed_turns: dict[str, set[str]] = field(default_factory=dict)
+
+
+def _outcome(
+    spec: SchemaSpec, current: MemoryRecord, fields: dict[str, Any], cand: FactCandidate
+) -> MergeOutcome:
+    """How a candidate merges with the slot's current value (the schema's field policy),
+    or a supersession: a change statement states the slot anew (``slots.py``), and a
+    keyed candidate whose natural key differs says the slot holds something else now."""
+    outcome = merge_fields(
+        spec,
+        current.fields,
+        current.confidence,
+        fields,
+        cand.confidence,
+        explicit=set(cand.fields),
+    )
+    natural_old, natural_new = spec.key_string(current.fields), spec.key_string(fields)
+    if cand.extractor == "slots" or (
+        cand.key and natural_old is not None and natural_old != natural_new
+    ):
+        return MergeOutcome(
+            "supersede", dict(fields), list(spec.key), list(spec.key), cand.confidence
+        )
+    return outcome
 
 
 class SemanticWriter:
@@ -280,13 +320,40 @@ class SemanticWriter:
     ) -> list[MemoryRecord]:
         """Validate and merge candidates against the store; supersessions are written here.
 
+        Stages: identify each candidate (schema, fields, slot key, record id), read every
+        stored current value the batch may merge with in one read, merge each candidate
+        (:meth:`_merge`), close what change statements replace (:meth:`_retire`), link
+        conflicts, and mark the source turns of superseded values.
+
         The caller holds ``scope_lock(scope)`` and writes the returned records.
         """
-        pending: dict[str, MemoryRecord] = {}
-        changed_turns: dict[str, set[str]] = {}  # turn id -> what it said that changed since
-        keyed: list[tuple[FactCandidate, SchemaSpec, dict[str, Any], str, str]] = []
+        batch = _Batch(scope, result)
+        keyed = self._keyed(candidates, scope)
+        rids = list(dict.fromkeys(rid for *_, rid in keyed))
+        stored = {r.id: r for r in self.engine.store.get(rids, scope)} if rids else {}
+        for cand, spec, fields, key, rid in keyed:
+            self._merge(batch, cand, spec, fields, key, rid, stored.get(rid))
+        pending = batch.pending
+        retiring = [
+            (c, rid)
+            for c, _, _, _, rid in keyed
+            if (c.retire or c.retire_date or c.replaces) and rid in pending
+        ]
+        if retiring:
+            self._retire(retiring, pending, scope, result, batch.changed_turns)
+        for c, _, _, _, rid in keyed:
+            if c.conflicts and rid in pending:
+                link_conflicts(self.engine, pending[rid], c.conflicts, scope)
+        if batch.changed_turns:
+            mark_changed_sources(self.engine, batch.changed_turns, scope)
+        return list(pending.values())
+
+    def _keyed(self, candidates: Sequence[FactCandidate], scope: Scope) -> list[_Keyed]:
+        """Each valid candidate (redacted when on) with its schema, fields, slot key and the
+        id of the record it writes; an invalid one is dropped (logged)."""
         if self.engine.config.safety.redact_pii:
             _redact_candidates(candidates)
+        keyed: list[_Keyed] = []
         for cand in candidates:
             try:
                 spec, fields, key = self._identity(cand)
@@ -294,120 +361,134 @@ class SemanticWriter:
                 log.info("candidate %s dropped: %s", cand.schema, exc)
                 continue
             keyed.append((cand, spec, fields, key, key_record_id(scope, spec, key)))
-        # every stored current value the batch may merge with, in one read
-        rids = list(dict.fromkeys(rid for *_, rid in keyed))
-        stored = {r.id: r for r in self.engine.store.get(rids, scope)} if rids else {}
-        for cand, spec, fields, key, rid in keyed:
-            current = pending.get(rid) or stored.get(rid)
-            try:
-                new = self._record(spec, fields, cand, scope, rid, key)
-            except PrismError as exc:
-                log.info("candidate %s dropped: %s", cand.schema, exc)
-                continue
-            if current is None or current.status != Status.ACTIVE:
-                pending[rid] = new
-                result.added.append(RecordChange(new, f"extracted {spec.name} ({cand.extractor})"))
-                continue
-            outcome = merge_fields(
-                spec,
-                current.fields,
-                current.confidence,
-                fields,
-                cand.confidence,
-                explicit=set(cand.fields),
+        return keyed
+
+    def _merge(
+        self,
+        batch: _Batch,
+        cand: FactCandidate,
+        spec: SchemaSpec,
+        fields: dict[str, Any],
+        key: str,
+        rid: str,
+        stored: MemoryRecord | None,
+    ) -> None:
+        """Merge one candidate with the current value of its slot (this batch's, else the
+        stored one): added when there is none, else skipped, updated or superseded by the
+        schema's field policy (:func:`_outcome`)."""
+        current = batch.pending.get(rid) or stored
+        try:
+            new = self._record(spec, fields, cand, batch.scope, rid, key)
+        except PrismError as exc:
+            log.info("candidate %s dropped: %s", cand.schema, exc)
+            return
+        if current is None or current.status != Status.ACTIVE:
+            batch.pending[rid] = new
+            batch.result.added.append(
+                RecordChange(new, f"extracted {spec.name} ({cand.extractor})")
             )
-            natural_old, natural_new = spec.key_string(current.fields), spec.key_string(fields)
-            if cand.extractor == "slots" or (
-                cand.key and natural_old is not None and natural_old != natural_new
-            ):
-                # a change statement states the slot anew (``slots.py``), or
-                # the slot holds something else now ("my favourite cafe is ..."): a new value
-                outcome = MergeOutcome(
-                    "supersede", dict(fields), list(spec.key), list(spec.key), cand.confidence
-                )
-            if outcome.action == "skip":
-                merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
-                if merged_ids != current.provenance.source_ids and rid not in pending:
-                    current.provenance.source_ids = merged_ids[-MAX_SOURCE_IDS:]
-                    self.engine.update(
-                        [rid],
-                        scope,
-                        {
-                            "source_ids": current.provenance.source_ids,
-                            "provenance": current.provenance.model_dump(mode="json"),
-                        },
-                        announce=False,  # the batch's write announces it
-                    )
-                result.skipped.append(RecordChange(current, outcome.reason))
-                continue
-            new.fields = outcome.fields
-            new.text = spec.text(outcome.fields)
-            new.confidence = outcome.confidence
-            new.provenance.source_ids = list(
-                dict.fromkeys(current.provenance.source_ids + cand.source_ids)
-            )[-MAX_SOURCE_IDS:]
-            new.entities = list({e.key: e for e in current.entities + new.entities}.values())
-            version = _version(current)
-            from_store = rid not in pending  # a state another write left (not this batch's)
-            if outcome.action == "update" and from_store and new.text != current.text:
-                # a merge that changes what the record says is a version too (history)
-                old_copy = self._supersede(current, rid, scope, new.valid_from or utcnow(), False)
-                new.metadata["version"] = version + 1
-                new.metadata["change"] = change_note("updated", outcome.reason)
-                new.created_at = current.created_at
-                new.relations = [
-                    *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
-                    Relation(type="supersedes", target_id=old_copy.id),
-                ]
-                new.access_count, new.last_accessed = current.access_count, current.last_accessed
-                new.utility = current.utility
-                new.importance = max(current.importance, new.importance)
-                pending[rid] = new
-                result.updated.append(RecordChange(new, outcome.reason))
-            elif outcome.action == "update":
-                new.metadata["version"] = version
-                new.created_at = current.created_at
-                new.valid_from = current.valid_from
-                new.relations = current.relations
-                new.access_count, new.last_accessed = current.access_count, current.last_accessed
-                new.utility = current.utility
-                new.importance = max(current.importance, new.importance)
-                pending[rid] = new
-                result.updated.append(RecordChange(new, outcome.reason))
-            else:
-                old_copy = self._supersede(
-                    current, rid, scope, new.valid_from or utcnow(), rid in pending
-                )
-                _note_changed(changed_turns, current, cand.source_ids)
-                new.metadata["version"] = version + 1
-                new.metadata["change"] = change_note(
-                    "superseded",
-                    f"a change of the same slot, said as {cand.evidence!r}"
-                    if cand.extractor == "slots"
-                    else outcome.reason,
-                )
-                new.relations = [
-                    *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
-                    Relation(type="supersedes", target_id=old_copy.id),
-                ]
-                pending[rid] = new
-                result.superseded.append(RecordChange(old_copy, outcome.reason))
-                result.added.append(
-                    RecordChange(new, f"new value of {spec.name} ({outcome.reason})")
-                )
-        retiring = [
-            (c, rid)
-            for c, _, _, _, rid in keyed
-            if (c.retire or c.retire_date or c.replaces) and rid in pending
+            return
+        outcome = _outcome(spec, current, fields, cand)
+        if outcome.action == "skip":
+            self._skip(batch, current, cand, rid, outcome)
+            return
+        new.fields = outcome.fields
+        new.text = spec.text(outcome.fields)
+        new.confidence = outcome.confidence
+        new.provenance.source_ids = list(
+            dict.fromkeys(current.provenance.source_ids + cand.source_ids)
+        )[-MAX_SOURCE_IDS:]
+        new.entities = list({e.key: e for e in current.entities + new.entities}.values())
+        if outcome.action == "update":
+            self._update(batch, current, new, rid, outcome)
+        else:
+            self._replace(batch, current, new, rid, cand, spec, outcome)
+
+    def _skip(
+        self,
+        batch: _Batch,
+        current: MemoryRecord,
+        cand: FactCandidate,
+        rid: str,
+        outcome: MergeOutcome,
+    ) -> None:
+        """Nothing new said: the stored value only gains the candidate's source turns."""
+        merged_ids = list(dict.fromkeys(current.provenance.source_ids + cand.source_ids))
+        if merged_ids != current.provenance.source_ids and rid not in batch.pending:
+            current.provenance.source_ids = merged_ids[-MAX_SOURCE_IDS:]
+            self.engine.update(
+                [rid],
+                batch.scope,
+                {
+                    "source_ids": current.provenance.source_ids,
+                    "provenance": current.provenance.model_dump(mode="json"),
+                },
+                announce=False,  # the batch's write announces it
+            )
+        batch.result.skipped.append(RecordChange(current, outcome.reason))
+
+    def _update(
+        self,
+        batch: _Batch,
+        current: MemoryRecord,
+        new: MemoryRecord,
+        rid: str,
+        outcome: MergeOutcome,
+    ) -> None:
+        """Merge fields into the slot's value; a merge that changes what a stored record
+        says keeps the state before it as a version (history)."""
+        version = _version(current)
+        from_store = rid not in batch.pending  # a state another write left (not this batch's)
+        if from_store and new.text != current.text:
+            when = new.valid_from or utcnow()
+            old_copy = self._supersede(current, rid, batch.scope, when, False)
+            new.metadata["version"] = version + 1
+            new.metadata["change"] = change_note("updated", outcome.reason)
+            new.created_at = current.created_at
+            new.relations = [
+                *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
+                Relation(type="supersedes", target_id=old_copy.id),
+            ]
+        else:
+            new.metadata["version"] = version
+            new.created_at = current.created_at
+            new.valid_from = current.valid_from
+            new.relations = current.relations
+        new.access_count, new.last_accessed = current.access_count, current.last_accessed
+        new.utility = current.utility
+        new.importance = max(current.importance, new.importance)
+        batch.pending[rid] = new
+        batch.result.updated.append(RecordChange(new, outcome.reason))
+
+    def _replace(
+        self,
+        batch: _Batch,
+        current: MemoryRecord,
+        new: MemoryRecord,
+        rid: str,
+        cand: FactCandidate,
+        spec: SchemaSpec,
+        outcome: MergeOutcome,
+    ) -> None:
+        """A new value of the slot: the current one is kept as a closed version, linked to
+        its successor, and the turns that stated it are noted as changed since."""
+        when = new.valid_from or utcnow()
+        old_copy = self._supersede(current, rid, batch.scope, when, rid in batch.pending)
+        _note_changed(batch.changed_turns, current, cand.source_ids)
+        new.metadata["version"] = _version(current) + 1
+        new.metadata["change"] = change_note(
+            "superseded",
+            f"a change of the same slot, said as {cand.evidence!r}"
+            if cand.extractor == "slots"
+            else outcome.reason,
+        )
+        new.relations = [
+            *[r for r in current.relations if r.type not in ("supersedes", "contradicts")],
+            Relation(type="supersedes", target_id=old_copy.id),
         ]
-        if retiring:
-            self._retire(retiring, pending, scope, result, changed_turns)
-        for c, _, _, _, rid in keyed:
-            if c.conflicts and rid in pending:
-                link_conflicts(self.engine, pending[rid], c.conflicts, scope)
-        if changed_turns:
-            mark_changed_sources(self.engine, changed_turns, scope)
-        return list(pending.values())
+        batch.pending[rid] = new
+        batch.result.superseded.append(RecordChange(old_copy, outcome.reason))
+        batch.result.added.append(RecordChange(new, f"new value of {spec.name} ({outcome.reason})"))
 
     def _retire(
         self,

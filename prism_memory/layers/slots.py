@@ -224,37 +224,30 @@ class SlotMatcher:
         scope: Scope,
         people: set[str] | None = None,
     ) -> SlotChanges:
-        """The candidates with what each change statement replaces (see the module docstring)."""
+        """The candidates with what each change statement replaces (see the module docstring).
+
+        Stages: the user's sentences that may change a slot (:func:`_change_sentences`), their
+        vectors and noise floors (:meth:`_embedded`), then each matched against the holder's
+        records (:meth:`_revise_one`)."""
         out = SlotChanges(list(candidates))
-        known = people or set()
-        # (turn, sentence, person it is about, or "self" / "thing" for the speaker's change)
-        found: list[tuple[MemoryRecord, str, str]] = []
-        for turn in turns:
-            if turn.metadata.get("role") != "user" or turn.provenance.trust.value == "quarantined":
-                continue
-            for sentence in split_sentences(turn.text):
-                sentence = sentence.strip()
-                whose = is_change_statement(sentence, known)
-                if whose is not None:
-                    found.append((turn, sentence, whose))
-                elif (
-                    any(
-                        c.schema == "Preference"
-                        and c.evidence.strip() == sentence
-                        and turn.id in c.source_ids
-                        for c in out.candidates
-                    )
-                    and holder_of(sentence, known) == "self"
-                ):
-                    # a preference said without a change: it may contradict one that holds
-                    found.append((turn, sentence, "conflict"))
-                elif speech_act(sentence) in ("statement", "reported"):
-                    # "Lars told me he's quit": the user reports a change of someone they know
-                    person = about_person(sentence, known)
-                    if person is not None:
-                        found.append((turn, sentence, "@" + person))
+        found = _change_sentences(turns, out.candidates, people or set())
         if not found:
             return out
+        embedded = self._embedded(found)
+        if embedded is None:
+            return out
+        vectors, floors = embedded
+        for (turn, sentence, whose), vector in zip(found, vectors, strict=True):
+            floor = floors[(is_cjk(sentence), bool(turn.speaker) or whose.startswith("@"))]
+            self._revise_one(out, turn, sentence, whose, [float(x) for x in vector], floor, scope)
+        return out
+
+    def _embedded(
+        self, found: Sequence[_Found]
+    ) -> tuple[list[list[float]], dict[tuple[bool, bool], float]] | None:
+        """Each sentence's vector (embedded as ``"<speaker>: <sentence>"``, or with the person
+        it is about) and the floors they are compared at, keyed ``(cjk, named)``; None when
+        the embedder fails (the write must not fail because a vector could not be made)."""
         texts = [
             f"{p[1:]}: {s}" if p.startswith("@") else f"{t.speaker}: {s}" if t.speaker else s
             for t, s, p in found
@@ -269,33 +262,42 @@ class SlotMatcher:
                     (is_cjk(s), bool(t.speaker) or p.startswith("@")) for t, s, p in found
                 }
             }
-        except Exception as exc:  # the write must not fail because a vector could not be made
+        except Exception as exc:
             log.info("change statements not matched: %s", exc)
-            return out
-        for (turn, sentence, whose), vector in zip(found, vectors, strict=True):
-            vec = [float(x) for x in vector]
-            floor = floors[(is_cjk(sentence), bool(turn.speaker) or whose.startswith("@"))]
-            if whose.startswith("@"):
-                self._person_change(out, turn, sentence, whose[1:], vec, floor, scope)
-                continue
-            if " ".join(sentence.split()) == " ".join(turn.text.split()) and turn.speaker:
-                out.turn_vectors[turn.id] = vec
-            if floor >= BLIND_FLOOR:
-                hits = self._records_sharing_words(sentence, turn, scope)
-            else:
-                hits = self._slot_records(vec, sentence, turn, scope, floor)
-                if whose == "thing":  # "Standup got moved": the record must name the same thing
-                    said = _content_words(sentence)
-                    hits = [h for h in hits if said & _content_words(h.text)]
-            rewritten = {
-                self.record_id(c, scope) for c in out.candidates if turn.id in c.source_ids
-            }
-            hits = [h for h in hits if h.id not in rewritten]
-            if hits and whose == "conflict":
-                self._conflicts(out, turn, sentence, hits)
-            elif hits:
-                self._apply(out, turn, sentence, hits)
-        return out
+            return None
+        return [list(v) for v in vectors], floors
+
+    def _revise_one(
+        self,
+        out: SlotChanges,
+        turn: MemoryRecord,
+        sentence: str,
+        whose: str,
+        vec: list[float],
+        floor: float,
+        scope: Scope,
+    ) -> None:
+        """One change sentence: the records of the slot it changes (by meaning, or by shared
+        characters for a script the embedder cannot read) become what it replaces or
+        contradicts; a change about a known person revises their card."""
+        if whose.startswith("@"):
+            self._person_change(out, turn, sentence, whose[1:], vec, floor, scope)
+            return
+        if " ".join(sentence.split()) == " ".join(turn.text.split()) and turn.speaker:
+            out.turn_vectors[turn.id] = vec
+        if floor >= BLIND_FLOOR:
+            hits = self._records_sharing_words(sentence, turn, scope)
+        else:
+            hits = self._slot_records(vec, sentence, turn, scope, floor)
+            if whose == "thing":  # "Standup got moved": the record must name the same thing
+                said = _content_words(sentence)
+                hits = [h for h in hits if said & _content_words(h.text)]
+        rewritten = {self.record_id(c, scope) for c in out.candidates if turn.id in c.source_ids}
+        hits = [h for h in hits if h.id not in rewritten]
+        if hits and whose == "conflict":
+            self._conflicts(out, turn, sentence, hits)
+        elif hits:
+            self._apply(out, turn, sentence, hits)
 
     def _person_change(
         self,
@@ -310,19 +312,9 @@ class SlotMatcher:
         """A change said about a known person replaces the entry of their card it matches by
         meaning ("Lars ... is driving a taxi now" replaces "works as chef"), unless the rules
         read it as a keyed entry already ("occupation: teacher" replaces "occupation: ...")."""
-        card_id = self.record_id(FactCandidate("Person", {"name": person}), scope)
-        if card_id is None:
-            return
-        try:
-            cards = self.engine.store.get([card_id], scope)
-        except PrismError as exc:
-            log.info("card of %s not read: %s", person, exc)
-            return
-        card = cards[0] if cards else None
-        if card is None or card.status != Status.ACTIVE or card.valid_to is not None:
-            return
-        entries = [str(e) for e in card.fields.get("attributes") or []]
-        if not entries:
+        card = self._current_card(person, scope)
+        entries = [str(e) for e in card.fields.get("attributes") or []] if card else []
+        if card is None or not entries:
             return
         mine = [
             c
@@ -334,16 +326,8 @@ class SlotMatcher:
         keys = {entry_key(e) for e in entries} - {None}
         if any(entry_key(e) in keys for c in mine for e in c.fields.get("attributes") or []):
             return  # a keyed entry of the same key: the merge replaces it
-        texts = [f"{person}: {person} {person_entry(e)}" for e in entries]
-        try:
-            shown = np.asarray(self.engine.embedder.embed_documents(texts), dtype=np.float64)
-        except Exception as exc:
-            log.info("card entries of %s not embedded: %s", person, exc)
-            return
-        q = np.asarray(vector, dtype=np.float64)
-        sims = shown @ q / np.maximum(np.linalg.norm(shown, axis=1) * np.linalg.norm(q), 1e-12)
-        best = int(np.argmax(sims))
-        if float(sims[best]) < floor:
+        best = self._matching_entry(person, entries, vector, floor)
+        if best is None:
             return
         attributes = [*entries[:best], told_of(sentence, person), *entries[best + 1 :]]
         fields: dict[str, Any] = {"name": person, "attributes": attributes}
@@ -363,6 +347,38 @@ class SlotMatcher:
                 extractor="slots",
             )
         )
+
+    def _current_card(self, person: str, scope: Scope) -> MemoryRecord | None:
+        """The person's card if it is stored and current (None when it cannot be read)."""
+        card_id = self.record_id(FactCandidate("Person", {"name": person}), scope)
+        if card_id is None:
+            return None
+        try:
+            cards = self.engine.store.get([card_id], scope)
+        except PrismError as exc:
+            log.info("card of %s not read: %s", person, exc)
+            return None
+        card = cards[0] if cards else None
+        if card is None or card.status != Status.ACTIVE or card.valid_to is not None:
+            return None
+        return card
+
+    def _matching_entry(
+        self, person: str, entries: Sequence[str], vector: list[float], floor: float
+    ) -> int | None:
+        """The index of the card entry closest in meaning to the change, if above ``floor``."""
+        texts = [f"{person}: {person} {person_entry(e)}" for e in entries]
+        try:
+            shown = np.asarray(self.engine.embedder.embed_documents(texts), dtype=np.float64)
+        except Exception as exc:
+            log.info("card entries of %s not embedded: %s", person, exc)
+            return None
+        q = np.asarray(vector, dtype=np.float64)
+        sims = shown @ q / np.maximum(np.linalg.norm(shown, axis=1) * np.linalg.norm(q), 1e-12)
+        best = int(np.argmax(sims))
+        if float(sims[best]) < floor:
+            return None
+        return best
 
     def _holder_records(self, turn: MemoryRecord, scope: Scope, limit: int) -> list[MemoryRecord]:
         flt = RecordFilter(
@@ -494,7 +510,6 @@ class SlotMatcher:
         ]
         if not hits:
             return
-        hit_ids = [h.id for h in hits]
         structured = [
             c for c in mine if c.schema in VALUE_SCHEMAS and not c.generic and c.schema != "Person"
         ]
@@ -511,35 +526,81 @@ class SlotMatcher:
                 c.replaces = list(dict.fromkeys([*c.replaces, *event_hits]))
                 _same_event(c, old, turn)
             return
-        best = hits[0]
-        who = turn.speaker or None
-        value, predicate = told(sentence, who)
-        label = _label(best) or ("情况" if is_cjk(sentence) else "news")
-        fields: dict[str, object] = {"attribute": label, "value": value}
-        if who:
-            fields["subject"] = who
-        if predicate is not None:
-            fields["predicate"] = predicate
-        key = None
-        if best.schema_name == "Fact" and isinstance(best.metadata.get("entity_key"), str):
-            key = str(best.metadata["entity_key"])
-        new = FactCandidate(
-            "Fact",
-            fields,
-            confidence=max(0.6, best.confidence),
-            importance=max(0.5, best.importance),
-            entities=list(best.entities),
-            event_time=turn.event_time or turn.created_at,
-            source_ids=[*turn.provenance.source_ids, turn.id],
-            evidence=sentence,
-            extractor="slots",
-            key=key,
-            replaces=[h for h in hit_ids if not (key and h == best.id)],
-        )
+        new = _new_value(turn, sentence, hits)
         out.candidates = [
             c for c in out.candidates if not (c in mine and c.schema in VALUE_SCHEMAS)
         ]
         out.candidates.append(new)
+
+
+def _new_value(turn: MemoryRecord, sentence: str, hits: list[MemoryRecord]) -> FactCandidate:
+    """A ``Fact`` made from a change sentence no structured candidate holds: the best hit's
+    label as attribute, the sentence told in the third person as the value, keyed like the
+    best hit when that is a keyed fact (its versions form one chain), replacing the hits."""
+    best = hits[0]
+    who = turn.speaker or None
+    value, predicate = told(sentence, who)
+    label = _label(best) or ("情况" if is_cjk(sentence) else "news")
+    fields: dict[str, object] = {"attribute": label, "value": value}
+    if who:
+        fields["subject"] = who
+    if predicate is not None:
+        fields["predicate"] = predicate
+    key = None
+    if best.schema_name == "Fact" and isinstance(best.metadata.get("entity_key"), str):
+        key = str(best.metadata["entity_key"])
+    new = FactCandidate(
+        "Fact",
+        fields,
+        confidence=max(0.6, best.confidence),
+        importance=max(0.5, best.importance),
+        entities=list(best.entities),
+        event_time=turn.event_time or turn.created_at,
+        source_ids=[*turn.provenance.source_ids, turn.id],
+        evidence=sentence,
+        extractor="slots",
+        key=key,
+        replaces=[h.id for h in hits if not (key and h.id == best.id)],
+    )
+    return new
+
+
+#: a sentence that may change a slot: (turn, sentence, whose) where whose is "self" or
+#: "thing" for the speaker's own change, "conflict" for a preference that may contradict one
+#: that holds, or "@<person>" for a change of someone the user knows
+_Found = tuple[MemoryRecord, str, str]
+
+
+def _change_sentences(
+    turns: Sequence[MemoryRecord], candidates: Sequence[FactCandidate], known: set[str]
+) -> list[_Found]:
+    """The sentences of the user's (not quarantined) turns that may change a slot."""
+    found: list[_Found] = []
+    for turn in turns:
+        if turn.metadata.get("role") != "user" or turn.provenance.trust.value == "quarantined":
+            continue
+        for sentence in split_sentences(turn.text):
+            sentence = sentence.strip()
+            whose = is_change_statement(sentence, known)
+            if whose is not None:
+                found.append((turn, sentence, whose))
+            elif (
+                any(
+                    c.schema == "Preference"
+                    and c.evidence.strip() == sentence
+                    and turn.id in c.source_ids
+                    for c in candidates
+                )
+                and holder_of(sentence, known) == "self"
+            ):
+                # a preference said without a change: it may contradict one that holds
+                found.append((turn, sentence, "conflict"))
+            elif speech_act(sentence) in ("statement", "reported"):
+                # "Lars told me he's quit": the user reports a change of someone they know
+                person = about_person(sentence, known)
+                if person is not None:
+                    found.append((turn, sentence, "@" + person))
+    return found
 
 
 _WORDS = re.compile(r"[\w']+")

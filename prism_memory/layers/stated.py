@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from ..engine import Engine
 from ..records import Kind, Layer, MemoryRecord, Scope, Source, Status, utcnow
 from ..results import RecordChange, RememberResult
+from ..retrieval.hybrid import hybrid_query
 from ..stores import RecordFilter
 from .semantic import SemanticWriter
 
@@ -103,7 +104,8 @@ class StatedFacts:
         above the recall dedup threshold), or ``None``."""
         engine = self.engine
         flt = engine.visible_filter() & RecordFilter.eq("layer", Layer.SEMANTIC.value)
-        hits = engine.store.hybrid_query(
+        hits = hybrid_query(
+            engine.store,
             scope,
             engine.embedder.embed_query(fact.text),
             engine.sparse.query(fact.text),

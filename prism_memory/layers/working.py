@@ -17,7 +17,7 @@ Design:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..engine import Engine
 
 __all__ = [
+    "TaskChanges",
     "TaskState",
     "apply_task_update",
     "load_task",
@@ -109,25 +110,34 @@ def _add_unique(items: list[str], new: Sequence[str] | str | None, what: str) ->
     return out
 
 
-def apply_task_update(
-    state: TaskState,
-    *,
-    goal: str | None = None,
-    status: str | None = None,
-    subgoal_id: str | None = None,
-    subgoal_status: str | None = None,
-    entities: Sequence[str] | str | None = None,
-    constraints: Sequence[str] | str | None = None,
-    decisions: Sequence[str] | str | None = None,
-    notes: Sequence[str] | str | None = None,
-    parent_task_id: str | None = None,
-) -> TaskState:
-    """A new state with the changes applied (the input is not modified).
+class TaskChanges(TypedDict, total=False):
+    """The changes a task update can make (``Memory.task``'s keywords; ``None``: unchanged)."""
+
+    goal: str | None
+    status: str | None
+    subgoal_id: str | None
+    subgoal_status: str | None
+    entities: Sequence[str] | str | None
+    constraints: Sequence[str] | str | None
+    decisions: Sequence[str] | str | None
+    notes: Sequence[str] | str | None
+    parent_task_id: str | None
+
+
+def apply_task_update(state: TaskState, **changes: Unpack[TaskChanges]) -> TaskState:
+    """A new state with the changes applied (the input is not modified): lists accumulate
+    without duplicates, scalars are replaced, a subgoal's status is merged.
 
     >>> s = apply_task_update(TaskState(task_id="t"), goal="book", constraints=["<= 800/night"])
     >>> apply_task_update(s, constraints="<= 800/night", subgoal_id="hotel").constraints
     ['<= 800/night']
     """
+    unknown = changes.keys() - TaskChanges.__annotations__.keys()
+    if unknown:
+        raise TypeError(f"apply_task_update() got unexpected keywords {sorted(unknown)}")
+    goal, status = changes.get("goal"), changes.get("status")
+    subgoal_id, subgoal_status = changes.get("subgoal_id"), changes.get("subgoal_status")
+    parent_task_id = changes.get("parent_task_id")
     data = state.model_dump()
     if goal is not None:
         if not isinstance(goal, str) or not goal.strip():
@@ -156,10 +166,14 @@ def apply_task_update(
                 f"parent_task_id must be a non-empty string, got {parent_task_id!r}"
             )
         data["parent_task_id"] = parent_task_id
-    data["active_entities"] = _add_unique(data["active_entities"], entities, "entities")
-    data["constraints"] = _add_unique(data["constraints"], constraints, "constraints")
-    data["decisions"] = _add_unique(data["decisions"], decisions, "decisions")
-    data["notes"] = _add_unique(data["notes"], notes, "notes")
+    data["active_entities"] = _add_unique(
+        data["active_entities"], changes.get("entities"), "entities"
+    )
+    data["constraints"] = _add_unique(
+        data["constraints"], changes.get("constraints"), "constraints"
+    )
+    data["decisions"] = _add_unique(data["decisions"], changes.get("decisions"), "decisions")
+    data["notes"] = _add_unique(data["notes"], changes.get("notes"), "notes")
     try:
         return TaskState.model_validate(data)
     except PydanticValidationError as exc:  # a field the checks above do not cover

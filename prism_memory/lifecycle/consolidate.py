@@ -328,70 +328,21 @@ def consolidate_turns(
     result = RememberResult()
     if not by_session:
         return result
-    summaries: list[MemoryRecord] = []
-    for session_id, turns in sorted(by_session.items()):
-        for window in split_windows(turns):
-            text = extractive_summary(window)
-            if engine.llm is not None:
-                language = "Chinese" if is_chinese([t.text for t in window]) else "English"
-                lines = [f"{t.speaker}: {t.text}" for t in window]
-                timeout_s = engine.config.lifecycle.llm_timeout_s
-                distilled = summarise_with_llm(engine.llm, lines, language, timeout_s)
-                text = distilled or text
-            first, last = window[0], window[-1]
-            key = f"summary:{session_id}:{first.metadata.get('turn_index')}-{last.metadata.get('turn_index')}"
-            entities = list({e.key: e for t in window for e in t.entities}.values())[:12]
-            summaries.append(
-                engine.build_record(
-                    text,
-                    scope,
-                    kind=Kind.SUMMARY,
-                    layer=Layer.SEMANTIC,
-                    event_time=first.event_time,
-                    entities=entities,
-                    importance=max(t.importance for t in window),
-                    confidence=0.8 if engine.llm is not None else 0.7,
-                    source=Source.DERIVED,
-                    source_ids=[i for t in window for i in [t.id, *t.provenance.source_ids]],
-                    metadata={
-                        "session_id": session_id,
-                        "turns": len(window),
-                        "first_turn": first.metadata.get("turn_index"),
-                        "last_turn": last.metadata.get("turn_index"),
-                    },
-                    record_id=make_record_id(scope, Layer.SEMANTIC, key),
-                )
-            )
+    summaries = [
+        _summary(engine, scope, session_id, window)
+        for session_id, turns in sorted(by_session.items())
+        for window in split_windows(turns)
+    ]
     reflections: list[MemoryRecord] = []
     if reflect if reflect is not None else engine.llm is not None:
         reflections = _reflect(engine, scope, summaries)
-    # an extractive summary is made of its turns' sentences: the normalised centroid of their
-    # vectors represents it without another pass through the embedding model
-    dense: dict[str, list[float]] = {}
-    if engine.llm is None:
-        vectors = engine.store.get_vectors(
-            [i for s in summaries for i in s.provenance.source_ids], scope
-        )
-        for summary in summaries:
-            dense_vec = centroid(
-                [vectors[i] for i in summary.provenance.source_ids if i in vectors]
-            )
-            if dense_vec is not None:
-                dense[summary.id] = dense_vec
+    dense = _centroids(engine, scope, summaries) if engine.llm is None else {}
     stamp = utcnow()
     with engine.scope_lock(scope):
         # what the turns said that changed since they were selected (a change written while
         # this ran): under the lock, so a digest is marked whichever came first
-        turn_ids = [t.id for turns in by_session.values() for t in turns]
-        for turn in engine.store.get(turn_ids, scope) if summaries else []:
-            labels = turn.metadata.get("changed_later")
-            if not labels or not isinstance(labels, list):
-                continue
-            for summary in summaries:
-                if turn.id in summary.provenance.source_ids:
-                    summary.text = mark_changed(summary.text, turn.text, [str(x) for x in labels])
+        _mark_changed_turns(engine, scope, by_session, summaries)
         written = engine.write_records(summaries + reflections, dense=dense, screen=False)
-        ids = [t.id for turns in by_session.values() for t in turns]
         for session_id, turns in by_session.items():
             session_scope = Scope.of(scope.user_id, scope.agent_id, session_id or None)
             engine.update(
@@ -404,5 +355,78 @@ def consolidate_turns(
         result.added.append(
             RecordChange(rec, f"consolidated from {len(rec.provenance.source_ids)} sources")
         )
-    log.debug("consolidated %d turns into %d records", len(ids), len(written))
+    n_turns = sum(len(turns) for turns in by_session.values())
+    log.debug("consolidated %d turns into %d records", n_turns, len(written))
     return result
+
+
+def _summary(
+    engine: Engine, scope: Scope, session_id: str, window: list[MemoryRecord]
+) -> MemoryRecord:
+    """The digest of one window of a session's turns: distilled by the LLM when the memory
+    has one (the extractive summary when it fails), else extractive."""
+    text = extractive_summary(window)
+    if engine.llm is not None:
+        language = "Chinese" if is_chinese([t.text for t in window]) else "English"
+        lines = [f"{t.speaker}: {t.text}" for t in window]
+        timeout_s = engine.config.lifecycle.llm_timeout_s
+        distilled = summarise_with_llm(engine.llm, lines, language, timeout_s)
+        text = distilled or text
+    first, last = window[0], window[-1]
+    key = (
+        f"summary:{session_id}:{first.metadata.get('turn_index')}-{last.metadata.get('turn_index')}"
+    )
+    entities = list({e.key: e for t in window for e in t.entities}.values())[:12]
+    return engine.build_record(
+        text,
+        scope,
+        kind=Kind.SUMMARY,
+        layer=Layer.SEMANTIC,
+        event_time=first.event_time,
+        entities=entities,
+        importance=max(t.importance for t in window),
+        confidence=0.8 if engine.llm is not None else 0.7,
+        source=Source.DERIVED,
+        source_ids=[i for t in window for i in [t.id, *t.provenance.source_ids]],
+        metadata={
+            "session_id": session_id,
+            "turns": len(window),
+            "first_turn": first.metadata.get("turn_index"),
+            "last_turn": last.metadata.get("turn_index"),
+        },
+        record_id=make_record_id(scope, Layer.SEMANTIC, key),
+    )
+
+
+def _centroids(
+    engine: Engine, scope: Scope, summaries: list[MemoryRecord]
+) -> dict[str, list[float]]:
+    """An extractive summary is made of its turns' sentences: the normalised centroid of
+    their vectors represents it without another pass through the embedding model."""
+    vectors = engine.store.get_vectors(
+        [i for s in summaries for i in s.provenance.source_ids], scope
+    )
+    dense: dict[str, list[float]] = {}
+    for summary in summaries:
+        dense_vec = centroid([vectors[i] for i in summary.provenance.source_ids if i in vectors])
+        if dense_vec is not None:
+            dense[summary.id] = dense_vec
+    return dense
+
+
+def _mark_changed_turns(
+    engine: Engine,
+    scope: Scope,
+    by_session: dict[str, list[MemoryRecord]],
+    summaries: list[MemoryRecord],
+) -> None:
+    """Mark in each digest the sentences of its turns that state a value changed since
+    (``metadata["changed_later"]`` on the turn, read now from the store)."""
+    turn_ids = [t.id for turns in by_session.values() for t in turns]
+    for turn in engine.store.get(turn_ids, scope) if summaries else []:
+        labels = turn.metadata.get("changed_later")
+        if not labels or not isinstance(labels, list):
+            continue
+        for summary in summaries:
+            if turn.id in summary.provenance.source_ids:
+                summary.text = mark_changed(summary.text, turn.text, [str(x) for x in labels])

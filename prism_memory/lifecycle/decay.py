@@ -1,11 +1,12 @@
 """Decay signals: freshness by half-life and access statistics, as pure functions.
 
 Design: ranking code and forgetting share one definition of "how alive is this memory"
-(the half-life formula is ``retrieval.scoring.half_life_decay``, defined once):
+(the half-life formula is ``prism_memory.halflife.half_life_decay``, defined once, below
+both; lifecycle imports nothing from ``retrieval/``):
 ``retention = utility`` weighted by freshness (half-life on the record's last use or its time)
 and a small bonus for use (``access_count``). ``record_access`` updates ``last_accessed`` and
-``access_count`` on the store with payload updates only (never re-embedding): records that
-share their new count go in one ``set_payload`` call, so touching the hits of a recall is
+``access_count`` through ``Engine.update`` with payload updates only (never re-embedding):
+records that share their new count go in one call, so touching the hits of a recall is
 one or two store calls; given the records themselves (as recall has them), no read is needed.
 """
 
@@ -18,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
+from ..halflife import half_life_decay
 from ..records import MemoryRecord, Scope, utcnow
-from ..retrieval.scoring import half_life_decay
 
 if TYPE_CHECKING:
     from ..engine import Engine

@@ -137,28 +137,12 @@ def score_candidates(
         ct = CandidateTrace(c.id, dict(c.ranks), round(c.fused, 6))
         trace.candidates.append(ct)
         record = MemoryRecord.from_payload(c.payload)
-        if record.provenance.trust == Trust.QUARANTINED:
-            ct.outcome = "cut:quarantined"
-            continue
-        valid_then = (
-            as_of is not None
-            and record.status == Status.SUPERSEDED
-            and (record.valid_from is None or record.valid_from <= as_of)
-            and (record.valid_to is None or record.valid_to > as_of)
-        )
-        if record.status != Status.ACTIVE and not valid_then:
-            ct.outcome = "cut:superseded"
-            continue
-        if record.valid_to is not None and record.valid_to <= now:
-            ct.outcome = "cut:expired"
+        cut = _hidden(record, now=now, as_of=as_of)
+        if cut is not None:
+            ct.outcome = cut
             continue
         vec = np.asarray(c.vector, dtype=np.float32) if c.vector else None
-        dense_scores = [v for r, v in c.route_scores.items() if r in DENSE_ROUTES]
-        cos = max(dense_scores) if dense_scores else None
-        if cos is None and vec is not None and len(query_vector) == vec.shape[0]:
-            cos = float(np.dot(vec, np.asarray(query_vector, dtype=np.float32)))
-        if cos is not None and calibrate is not None:
-            cos = calibrate(cos)
+        cos = _cosine(c, vec, query_vector, calibrate)
         parts = ScoreParts(
             semantic=semantic_score(c.fused / top, cos, config.semantic_mix),
             fresh=freshness(record.time, now, config.freshness_half_life_days),
@@ -174,6 +158,41 @@ def score_candidates(
         out.append(Scored(record, vec, cos, parts, total, section, ct, sorted(c.ranks)))
     out.sort(key=lambda s: (-s.total, s.record.id))
     return out
+
+
+def _hidden(record: MemoryRecord, *, now: datetime, as_of: datetime | None) -> str | None:
+    """Why a record must not be shown (a trace outcome), or None: quarantined, superseded
+    (unless it was the valid state at ``as_of``) or expired."""
+    if record.provenance.trust == Trust.QUARANTINED:
+        return "cut:quarantined"
+    valid_then = (
+        as_of is not None
+        and record.status == Status.SUPERSEDED
+        and (record.valid_from is None or record.valid_from <= as_of)
+        and (record.valid_to is None or record.valid_to > as_of)
+    )
+    if record.status != Status.ACTIVE and not valid_then:
+        return "cut:superseded"
+    if record.valid_to is not None and record.valid_to <= now:
+        return "cut:expired"
+    return None
+
+
+def _cosine(
+    c: Candidate,
+    vec: np.ndarray | None,
+    query_vector: Sequence[float],
+    calibrate: Callable[[float], float] | None,
+) -> float | None:
+    """The candidate's best dense-route score, else the cosine of its vector to the query,
+    put on the reference scale by ``calibrate``; None when neither is known."""
+    dense_scores = [v for r, v in c.route_scores.items() if r in DENSE_ROUTES]
+    cos = max(dense_scores) if dense_scores else None
+    if cos is None and vec is not None and len(query_vector) == vec.shape[0]:
+        cos = float(np.dot(vec, np.asarray(query_vector, dtype=np.float32)))
+    if cos is not None and calibrate is not None:
+        cos = calibrate(cos)
+    return cos
 
 
 def relevance_floor(scored: Sequence[Scored], share: float) -> float | None:
@@ -532,12 +551,44 @@ def pack(
     config: RetrievalConfig,
     split: Mapping[str, float] | None = None,
 ) -> tuple[list[ContextItem], str, int]:
-    """Greedy, section-aware packing into the budget. Returns ``(items, text, tokens)``."""
+    """Greedy, section-aware packing into the budget. Returns ``(items, text, tokens)``.
+
+    Stages: each selected memory as it would be shown (:func:`_items_shown`); each priced as
+    its rendered line, a long turn competing as its passage (:func:`_priced`); placed by
+    priority, derived items whose turns are shown left out (:func:`_placed`); a placed
+    passage grown back to its whole turn where the budget still has room
+    (:func:`_upgrade_passages`); the weakest dropped until the exact count fits
+    (:func:`_trim`)."""
     frame = _tokens(BLOCK_OPEN) + _tokens(BLOCK_CLOSE) + 1
     if budget_tokens <= frame or not selected:
         return [], "", 0
     terms = content_terms(query)
-    split = split or config.budget_split
+    lines = _priced(_items_shown(selected, terms, config), terms, query, config)
+    placed = _placed(lines, budget_tokens, frame, split or config.budget_split, config)
+    items = [lines.items[i] for i in placed]
+    text = render(items)
+    packed = _upgrade_passages(lines, placed, (items, text, count_tokens(text)), budget_tokens)
+    items, text, tokens = _trim(*packed, budget_tokens)
+    if not items:
+        return [], "", 0
+    return items, text, tokens
+
+
+@dataclass
+class _Lines:
+    """The items competing for the budget, each with the tokens of its rendered line;
+    ``whole`` maps an item shown as its passage to the whole turn it stands for."""
+
+    items: list[ContextItem]
+    tokens: list[int]
+    whole: dict[int, ContextItem]
+
+
+def _items_shown(
+    selected: Sequence[Scored], terms: set[str], config: RetrievalConfig
+) -> list[ContextItem]:
+    """Each selected memory as a context item (compressed if configured); an event and its
+    turn both eligible: the turn line carries the event's date."""
     candidates = []
     for s in selected:
         shown, compressed = _shown(s, terms, config)
@@ -552,13 +603,20 @@ def pack(
                 neighbour_of=s.neighbour_of,
             )
         )
-
     by_id = {c.record.id: c.record for c in candidates}
-    for c in candidates:  # an event and its turn both eligible: the turn line carries the date
+    for c in candidates:
         for source in c.record.provenance.source_ids:
             turn = by_id.get(source)
             if turn is not None and turn.kind == Kind.OBSERVATION and c.record.kind == Kind.EVENT:
                 carry_dates(c.record, turn)
+    return candidates
+
+
+def _priced(
+    candidates: list[ContextItem], terms: set[str], query: str, config: RetrievalConfig
+) -> _Lines:
+    """The line cost of each item; a long raw turn competes as its passage (the query's
+    sentences) at its full score, and the whole turn is kept to replace it after packing."""
     # a cl100k token never spans two words: a text of more words than ``long_item_tokens``
     # is long without being tokenised (its whole line is priced only if it is ever shown)
     surely_long = {
@@ -569,8 +627,6 @@ def pack(
     line_tokens = [
         0 if i in surely_long else _tokens(item_line(item)) + 1 for i, item in enumerate(candidates)
     ]
-    # a long raw turn competes as its passage (the query's sentences) at its full score; the
-    # whole turn replaces the passage after packing if the budget still has room for it
     whole: dict[int, ContextItem] = {}
     long_items = [
         i
@@ -592,6 +648,19 @@ def pack(
     for i in surely_long:
         if i not in whole:  # no passage (a summary, one long sentence): priced whole
             line_tokens[i] = _tokens(item_line(candidates[i])) + 1
+    return _Lines(candidates, line_tokens, whole)
+
+
+def _placed(
+    lines: _Lines,
+    budget_tokens: int,
+    frame: int,
+    split: Mapping[str, float] | None,
+    config: RetrievalConfig,
+) -> list[int]:
+    """Indices placed by :func:`place` in priority order; a derived item made redundant by a
+    turn placed after it is excluded and the placement redone (it frees its tokens)."""
+    candidates, line_tokens = lines.items, lines.tokens
     # recall per token: another item longer than ``long_item_tokens`` (a summary) competes at
     # a reduced priority
     order = sorted(
@@ -608,7 +677,7 @@ def pack(
     headers = [_headers(c) for c in candidates]
     excluded: set[int] = set()
     placed: list[int] = []
-    for _ in range(3):  # a derived item made redundant by a later turn frees its tokens
+    for _ in range(3):
         placed = place(
             order,
             line_tokens,
@@ -628,15 +697,23 @@ def pack(
         if not redundant:
             break
         excluded |= redundant
-    items = [candidates[i] for i in placed]
-    text = render(items)
-    tokens = count_tokens(text)
-    # best first: a placed passage becomes its whole turn when the whole still fits
+    return placed
+
+
+_Packed = tuple[list[ContextItem], str, int]
+
+
+def _upgrade_passages(
+    lines: _Lines, placed: list[int], packed: _Packed, budget_tokens: int
+) -> _Packed:
+    """Best first, a placed passage becomes its whole turn when the whole still fits (the
+    rendered text is counted exactly before the swap is kept)."""
+    items, text, tokens = packed
     for pos in sorted(
-        (k for k, i in enumerate(placed) if i in whole), key=lambda k: -items[k].score
+        (k for k, i in enumerate(placed) if i in lines.whole), key=lambda k: -items[k].score
     ):
-        full = whole[placed[pos]]
-        shown_now = line_tokens[placed[pos]] - 1
+        full = lines.whole[placed[pos]]
+        shown_now = lines.tokens[placed[pos]] - 1
         if tokens + len(escape(full.shown).split()) - shown_now > budget_tokens + _UPGRADE_SLACK:
             continue  # more words than the room left: cannot fit, no need to tokenise it
         grow = _tokens(item_line(full)) - shown_now
@@ -647,11 +724,14 @@ def pack(
         trial_tokens = count_tokens(trial_text)
         if trial_tokens <= budget_tokens:
             items, text, tokens = trial, trial_text, trial_tokens
-    while items and tokens > budget_tokens:  # estimate was off by a merge: drop the weakest
+    return items, text, tokens
+
+
+def _trim(items: list[ContextItem], text: str, tokens: int, budget_tokens: int) -> _Packed:
+    """The line estimate was off by a merge: drop the weakest item until the text fits."""
+    while items and tokens > budget_tokens:
         weakest = min(range(len(items)), key=lambda i: items[i].score)
         items.pop(weakest)
         text = render(items)
         tokens = count_tokens(text)
-    if not items:
-        return [], "", 0
     return items, text, tokens

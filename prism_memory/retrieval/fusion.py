@@ -8,7 +8,7 @@ Design:
 - Output :class:`Candidate` keeps the ranks per route (the trace shows which routes found a
   record) and the first dense vector seen (for semantic scoring and dedup without a refetch).
 - This is the one place records are fused: ``Memory.search`` (:func:`scored_records`), the
-  recall pipeline (:func:`fuse`) and the stores' ``hybrid_query`` convenience all call it.
+  recall pipeline (:func:`fuse`) and ``retrieval.hybrid.hybrid_query`` all call it.
   Ties break on id, so every engine gives the same order.
 - A :class:`ScoredRecord` carries two numbers: ``rank_score`` is the fused value (the order),
   ``score`` is the relevance of ``scoring.relevance`` (cosine of query and record vectors,
@@ -17,7 +17,7 @@ Design:
   routes return the vectors of the whole prefetch). ``score_threshold`` drops hits below a
   relevance before ``limit`` is applied; it never reorders.
 - Hits are typed structurally (:class:`Hit`: ``id``, ``score``, ``payload``, ``vector``), so
-  this module imports nothing from ``stores/`` (which calls it).
+  this module imports nothing from ``stores/``.
 """
 
 from __future__ import annotations
@@ -179,34 +179,14 @@ def scored_records(
     start = 0
     while start < len(pool) and (limit is None or len(out) < limit):
         end = len(pool) if limit is None or start > 0 else limit
-        chunk = pool[start:end]
+        chunk, from_points = _with_vectors(
+            pool[start:end], keep_vectors, fetch_vectors, fetch_points
+        )
         start = end
-        # the dense route's score is already the cosine of query and record (the engine's
-        # Cosine distance on the same normalised vectors): only hits the dense route did not
-        # find need their vector fetched for a relevance score
-        points: Mapping[str, Hit] | None = None
-        if fetch_points is not None:
-            points = fetch_points([c.id for c in chunk])
-            chunk = with_payloads(chunk, points)
-            for c in chunk:
-                c.vector = c.vector or points[c.id].vector
-        missing = [
-            c.id
-            for c in chunk
-            if c.vector is None and (keep_vectors or DENSE_ROUTE not in c.route_scores)
-        ]
-        if missing and fetch_vectors is not None and points is None:
-            fetched = fetch_vectors(missing)
-            for c in chunk:
-                if c.vector is None:
-                    c.vector = fetched.get(c.id)
         for c in chunk:
             if limit is not None and len(out) >= limit:
                 break
-            if DENSE_ROUTE in c.route_scores and (c.vector is None or points is not None):
-                score = min(1.0, max(0.0, float(c.route_scores[DENSE_ROUTE])))
-            else:
-                score = relevance(query, c.vector)
+            score = _relevance(c, query, from_points)
             if score_threshold is not None and score < score_threshold:
                 continue
             out.append(
@@ -220,6 +200,45 @@ def scored_records(
                 )
             )
     return out
+
+
+def _with_vectors(
+    chunk: list[Candidate],
+    keep_vectors: bool,
+    fetch_vectors: Callable[[list[str]], Mapping[str, list[float]]] | None,
+    fetch_points: Callable[[list[str]], Mapping[str, Hit]] | None,
+) -> tuple[list[Candidate], bool]:
+    """The chunk with the vectors a relevance score needs (one fetch), and whether they came
+    from ``fetch_points`` (which also fills payloads and leaves out records gone since).
+
+    The dense route's score is already the cosine of query and record (the engine's Cosine
+    distance on the same normalised vectors): only hits the dense route did not find need
+    their vector fetched, unless ``keep_vectors`` asks for every hit's vector."""
+    if fetch_points is not None:
+        points = fetch_points([c.id for c in chunk])
+        chunk = with_payloads(chunk, points)
+        for c in chunk:
+            c.vector = c.vector or points[c.id].vector
+        return chunk, True
+    missing = [
+        c.id
+        for c in chunk
+        if c.vector is None and (keep_vectors or DENSE_ROUTE not in c.route_scores)
+    ]
+    if missing and fetch_vectors is not None:
+        fetched = fetch_vectors(missing)
+        for c in chunk:
+            if c.vector is None:
+                c.vector = fetched.get(c.id)
+    return chunk, False
+
+
+def _relevance(c: Candidate, query: Sequence[float], from_points: bool) -> float:
+    """The dense route's cosine (clipped to [0, 1]) when it found the record and no vector
+    was fetched for it, else the relevance of the record's vector to ``query``."""
+    if DENSE_ROUTE in c.route_scores and (c.vector is None or from_points):
+        return min(1.0, max(0.0, float(c.route_scores[DENSE_ROUTE])))
+    return relevance(query, c.vector)
 
 
 def dbsf(

@@ -3,7 +3,9 @@
 Design: query analysis needs the names a scope knows (speakers, entity keys with how many
 records carry each, and the scope's record count, for the share cap that drops names tagged on
 most records). They come from two payload facets and a count the first time a scope is read
-(:meth:`ScopeNames.counts`); after that the counts are maintained, not recomputed:
+(:meth:`ScopeNames.counts`), or never, for a scope this process saw begin: the first insert
+into a user/agent scope that holds nothing else (one count) starts its counts from the
+inserted records. After that the counts are maintained, not recomputed:
 - a write event that carries the records it inserted adds them to every tracked scope they
   fall in (current, not quarantined: what a default read sees);
 - any other write event (an update, a supersession, a delete, a quarantine) drops the tracked
@@ -69,6 +71,8 @@ class ScopeNames:
         self._store = store
         self._visible = visible
         self._tracked: dict[str, NameCounts] = {}
+        self._settled: set[str] = set()  # scopes that held records before this process wrote
+        self._events = 0
         self._lock = threading.Lock()
         self.facet_reads = 0  # how many scopes were read from the store (tests, profiles)
 
@@ -93,8 +97,11 @@ class ScopeNames:
 
     def on_write(self, scope: Scope | None, inserted: Sequence[MemoryRecord] | None) -> None:
         """Add ``inserted`` records to the tracked scopes they fall in; without them (any
-        other write), drop the tracked scopes that overlap ``scope`` (``None``: all)."""
+        other write), drop the tracked scopes that overlap ``scope`` (``None``: all). An
+        insert into a user/agent scope that held nothing before starts that scope's counts."""
         with self._lock:
+            self._events += 1
+            seen = self._events
             if scope is None:
                 self._tracked.clear()
                 return
@@ -109,6 +116,38 @@ class ScopeNames:
                 for record in inserted:
                     if _visible(record) and in_scope(record.scope.as_dict(), allowed):
                         counts.add(record)
+        self._adopt(inserted, seen)
+
+    def _adopt(self, inserted: Sequence[MemoryRecord], seen: int) -> None:
+        """Start counting the user/agent scopes ``inserted`` began: those whose visible
+        records in the store are exactly the inserted ones (one count each, once per scope
+        and process). Skipped when another write was announced meanwhile."""
+        owners = {_owner_scope(r.scope) for r in inserted if _visible(r)}
+        for cand in (o for o in owners if o is not None):
+            key = cand.key()
+            with self._lock:
+                if key in self._tracked or key in self._settled:
+                    continue
+            allowed = cand.as_dict()
+            mine = [r for r in inserted if _visible(r) and in_scope(r.scope.as_dict(), allowed)]
+            began = self._store.count(cand, self._visible()) == len({r.id for r in mine})
+            with self._lock:
+                if self._events != seen or key in self._tracked:
+                    return
+                if not began:
+                    self._settled.add(key)
+                    continue
+                counts = NameCounts(cand)
+                for record in mine:
+                    counts.add(record)
+                self._tracked[key] = counts
+
+
+def _owner_scope(scope: Scope) -> Scope | None:
+    """The scope a recall of this record's owner reads: its user (or agent), no session."""
+    if scope.user_id is None and scope.agent_id is None:
+        return None
+    return Scope(user_id=scope.user_id, agent_id=scope.agent_id if scope.user_id is None else None)
 
 
 def known_names(

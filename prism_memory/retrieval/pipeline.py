@@ -36,13 +36,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 from pydantic import TypeAdapter
 
-from .._validation import check_text, check_utc
 from ..config import RetrievalConfig
 from ..embeddings import Embedder
 from ..engine import Engine, WriteEvent
@@ -51,20 +51,21 @@ from ..llm.recall import choose_strategy, compress_with_llm, parse_intent_with_l
 from ..records import MemoryRecord, Scope, ScoredRecord, utcnow
 from ..sparse import has_cjk
 from ..stores import parse_filters
-from ..stores.base import CJK_VECTOR, DENSE_VECTOR, RouteQuery, hybrid_routes
-from ..stores.filters import Condition, RecordFilter
+from ..stores.base import CJK_VECTOR, DENSE_VECTOR, hybrid_routes
 from ..tokens import count_tokens
 from .access import AccessLog
 from .cache import RecallCache
 from .calibration import Calibration, calibration_for
 from .construct import Scored, pack, prism_total, score_candidates, select
-from .context import MemoryContext, RecallTrace, in_thread, thread_signature
+from .context import ContextItem, MemoryContext, RecallTrace, in_thread
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
 from .names import ScopeNames, known_names
+from .neighbours import neighbour_candidates, neighbour_routes, neighbours_wanted
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
-from .routes import plan_routes
-from .scoring import check_score_threshold, informativeness, relevance, updated_utility
+from .request import RecallRequest, SearchRequest
+from .routes import RoutePlan, plan_routes
+from .scoring import informativeness, relevance, updated_utility
 
 __all__ = ["RecallPipeline"]
 
@@ -193,39 +194,19 @@ class RecallPipeline:
         scored.sort(key=lambda x: (-x.total, x.record.id))
 
     # -- search ---------------------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        limit: int = 10,
-        filters: dict[str, Any] | None = None,
-        include_history: bool = False,
-        score_threshold: float | None = None,
-        as_of: datetime | None = None,
-    ) -> list[ScoredRecord]:
-        """Hybrid search (dense + BM25, RRF) within the scope, in fusion order; each hit's
-        ``score`` is its relevance (cosine to the query, in [0, 1]), ``rank_score`` the fused
-        value; hits below ``score_threshold`` are dropped before ``limit``. ``as_of``: only
-        the states valid at that time."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
-        check_text(query, "query")
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > 1000:
-            raise ValidationError(f"limit must be an integer in [1, 1000], got {limit!r}")
-        threshold = check_score_threshold(score_threshold)
-        when = _as_of(as_of)
+    def search(self, req: SearchRequest) -> list[ScoredRecord]:
+        """One search (``Memory.search`` validated it): the dense and BM25 routes fused by the
+        one RRF, in fusion order, each hit with its relevance and fused value."""
+        scope, limit = req.scope, req.limit
         visible = (
-            self.engine.as_of_filter(when)
-            if when is not None
-            else self.engine.visible_filter(include_history=include_history)
+            self.engine.as_of_filter(req.as_of)
+            if req.as_of is not None
+            else self.engine.visible_filter(include_history=req.include_history)
         )
-        flt = visible & parse_filters(filters)
-        qvec = self.engine.embedder.embed_query(query)
+        flt = visible & parse_filters(req.filters)
+        qvec = self.engine.embedder.embed_query(req.query)
         routes = hybrid_routes(
-            qvec, self.engine.sparse.query(query), prefetch_limit=max(limit * 4, 32)
+            qvec, self.engine.sparse.query(req.query), prefetch_limit=max(limit * 4, 32)
         )
         store = self.engine.store
         return scored_records(
@@ -233,165 +214,54 @@ class RecallPipeline:
             qvec,
             k=self.engine.config.retrieval.rrf_k,
             limit=limit,
-            score_threshold=threshold,
+            score_threshold=req.score_threshold,
             fetch_points=lambda ids: store.get_points(ids, scope),
         )
 
     # -- recall -------------------------------------------------------------------------
-    def recall(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        intent: Intent | None = None,
-        budget_tokens: int = 1000,
-        config: RetrievalConfig | None = None,
-        now: datetime | None = None,
-        as_of: datetime | None = None,
-        thread_session: str | None = None,
-        thread_texts: Sequence[str] = (),
-    ) -> MemoryContext:
-        """Build a token-budgeted context of the memories that serve ``query``; ``as_of``:
-        from the states valid at that time (and ``now`` defaults to it)."""
-        self.engine.check_open()
+    def recall(self, req: RecallRequest) -> MemoryContext:
+        """One recall (``Memory.recall`` validated it): the cached context when there is one,
+        else the stages intent -> embed -> retrieve -> score -> construct, timed and traced."""
         t0 = time.perf_counter()
-        scope = Scope.of(user_id, agent_id, session_id)
-        check_text(query, "query")
-        if (
-            not isinstance(budget_tokens, int)
-            or isinstance(budget_tokens, bool)
-            or budget_tokens < 1
-        ):
-            raise ValidationError(
-                f"budget_tokens must be a positive integer (tokens), got {budget_tokens!r}"
-            )
-        if now is not None and not isinstance(now, datetime):
-            raise ValidationError(f"now must be a datetime (naive = UTC), got {type(now).__name__}")
-        if intent is not None and not isinstance(intent, Intent):
-            raise ValidationError(
-                f"intent must be a prism_memory.Intent, got {type(intent).__name__}; "
-                "build one with Intent(step=..., kinds=[...])"
-            )
-        when = _as_of(as_of)
-        now_given = now is not None
-        cfg = config or self.engine.config.retrieval
-        cfg_sig = _config_signature(cfg)
-        given_sig = intent.signature() if intent is not None else "-"
-        use_cache = cfg.cache_size > 0 and cfg.cache_ttl_s > 0 and when is None
-        thread = frozenset(" ".join(t.split()) for t in thread_texts if t and t.strip())
-        if thread_session is not None or thread:
-            given_sig += "|thread:" + thread_signature(thread_session, thread)
-        now = (when or utcnow()) if now is None else check_utc(now, "now")
-        clock = _clock_key(now, given=now_given)
-        cached = (
-            self.recall_cache.get(scope, given_sig, query, budget_tokens, cfg_sig, clock=clock)
-            if use_cache
-            else None
-        )
+        cfg = req.config or self.engine.config.retrieval
+        now = req.now if req.now is not None else (req.as_of or utcnow())
+        key = _cache_key(req, cfg, now)
+        cached = self.recall_cache.get(req.scope, *key[0], clock=key[1]) if key else None
         if isinstance(cached, MemoryContext):
             cached.trace.cached = True
             if cfg.track_access:
-                self.access_log.add(
-                    scope.widen(session=True), [(r.id, r.access_count) for r in cached.records]
-                )
+                self._track(req.scope.widen(session=True), cached.records)
             return cached
-        long_scope = scope.widen(session=True)
+        ctx = self._run(req, cfg, now, t0)
+        if cfg.track_access and ctx.records:
+            self._track(req.scope.widen(session=True), ctx.records)
+        if key is not None:
+            self.recall_cache.put(req.scope, *key[0], ctx, clock=key[1])
+        return ctx
+
+    def _track(self, scope: Scope, records: Sequence[MemoryRecord]) -> None:
+        """Queue an access of ``records`` (written off the hot path by the access log)."""
+        self.access_log.add(scope, [(r.id, r.access_count) for r in records])
+
+    def _run(
+        self, req: RecallRequest, cfg: RetrievalConfig, now: datetime, t0: float
+    ) -> MemoryContext:
+        """The stages of a recall; ``trace.timings_ms`` times each."""
+        scope = req.scope.widen(session=True)
         trace = RecallTrace()
-        resolved = self._resolve_intent(query, intent, long_scope, cfg, now)
-        trace.intent = resolved.model_dump(mode="json")
+        intent = self._resolve_intent(req.query, req.intent, scope, cfg, now)
+        trace.intent = intent.model_dump(mode="json")
         t1 = time.perf_counter()
-        # a query holding CJK characters is embedded by the store's CJK embedder: the dense
-        # routes search the dense_cjk vectors and candidates are scored in that embedder's
-        # space (docs/multilingual.md); any other query by the main embedder
-        cjk_emb = self.engine.cjk_embedder if has_cjk(query) else None
-        cvec = self._query_vector(query, cjk_emb) if cjk_emb is not None else None
-        qvec = cvec if cvec is not None else self._query_vector(query)
+        run = _Run(req, cfg, now, scope, trace, intent, self._embed(req.query))
         t2 = time.perf_counter()
-        plan = plan_routes(
-            intent=resolved,
-            config=cfg,
-            dense=qvec,
-            cjk=cvec,
-            sparse=self.engine.sparse.query(query),
-            base_filter=(
-                self.engine.as_of_filter(when) if when is not None else self.engine.visible_filter()
-            ),
-            session_scope=scope if scope.session_id else None,
-            speaker_values=self._known_names(long_scope)[1],
-        )
-        store = self.engine.store
-        results = plan.trim(
-            store.query_routes(long_scope, plan.routes, plan.base_filter, with_payload=False)
-        )
-        trace.routes = {name: len(hits) for name, hits in results.items()}
-        candidates = fuse(
-            results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None
-        )
-        space = CJK_VECTOR if cvec is not None else DENSE_VECTOR
-        candidates, vectors = _filled(_pool(candidates, cfg.pool_size), store, long_scope, space)
-        if cvec is not None:
-            for cand in candidates:
-                cand.vector = vectors.get(cand.id)
-        svec = cvec if cvec is not None else qvec
-        space_emb = cjk_emb if cjk_emb is not None else self.engine.embedder
-        cal = calibration_for(space_emb, "cjk" if cvec is not None else "en")
+        plan, candidates, vectors = self._retrieve(run)
         t3 = time.perf_counter()
-        scored = score_candidates(
-            candidates,
-            svec,
-            resolved,
-            cfg,
-            now=now,
-            buffer_session=plan.buffer_session,
-            trace=trace,
-            as_of=when,
-            calibrate=cal,
-        )
-        if thread_session is not None or thread:  # the prompt shows these already
-            for x in scored:
-                if in_thread(x.record, thread_session, thread):
-                    x.trace.outcome = "cut:in_thread"
-            scored = [x for x in scored if x.trace.outcome != "cut:in_thread"]
-        spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
-        if (cfg.dedup_vectors or spoken) and scored:
-            if spoken:
-                self._weigh_informativeness(scored, vectors, cfg, resolved, space_emb, cal)
-            if cfg.dedup_vectors:
-                for x in scored:
-                    vec = vectors.get(x.record.id)
-                    x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
-        selected = select(scored, cfg, trace, query=query)
-        if cfg.expand_neighbors > 0 and cfg.expand_top > 0:
-            selected = self._expand(
-                selected,
-                candidates,
-                long_scope,
-                plan.base_filter,
-                cfg,
-                svec,
-                resolved,
-                now,
-                plan.buffer_session,
-                trace,
-                cal,
-            )
-        items, text, tokens = pack(selected, query=query, budget_tokens=budget_tokens, config=cfg)
-        missing = [i.record.id for i in items if i.record.id not in vectors]
-        if missing:
-            vectors.update(_vectors(self.engine.store, missing, long_scope, space))
-        for item in items:
-            item.relevance = relevance(svec, vectors.get(item.record.id))
+        scored = self._score(run, plan, candidates, vectors)
+        items, text, tokens = self._construct(run, plan, scored, candidates, vectors)
         t4 = time.perf_counter()
-        shown = {i.record.id for i in items}
-        for c in trace.candidates:
-            if c.outcome == "candidate":
-                c.outcome = "kept" if c.id in shown else "cut:budget"
-        records = [i.record for i in items]
         if cfg.llm_compression != "off" and self.engine.llm is not None and items:
             text, tokens = self._llm_compress(
-                query, resolved, cfg, text, tokens, budget_tokens, trace
+                req.query, intent, cfg, text, tokens, req.budget_tokens, trace
             )
         trace.timings_ms = {
             "intent": round((t1 - t0) * 1000, 3),
@@ -400,12 +270,115 @@ class RecallPipeline:
             "construct": round((t4 - t3) * 1000, 3),
             "total": round((time.perf_counter() - t0) * 1000, 3),
         }
-        ctx = MemoryContext(text, records, tokens, budget_tokens, trace, items)
-        if cfg.track_access and records:
-            self.access_log.add(long_scope, [(r.id, r.access_count) for r in records])
-        if use_cache:
-            self.recall_cache.put(scope, given_sig, query, budget_tokens, cfg_sig, ctx, clock=clock)
-        return ctx
+        records = [i.record for i in items]
+        return MemoryContext(text, records, tokens, req.budget_tokens, trace, items)
+
+    def _embed(self, query: str) -> _Space:
+        """Embed the query. A query holding CJK characters is embedded by the store's CJK
+        embedder: the dense routes search the ``dense_cjk`` vectors and candidates are scored
+        in that embedder's space (docs/multilingual.md); any other query by the main one."""
+        cjk = self.engine.cjk_embedder if has_cjk(query) else None
+        embedder = cjk if cjk is not None else self.engine.embedder
+        vector = self._query_vector(query, cjk) if cjk is not None else self._query_vector(query)
+        return _Space(
+            vector, cjk is not None, embedder, calibration_for(embedder, "cjk" if cjk else "en")
+        )
+
+    def _retrieve(self, run: _Run) -> tuple[RoutePlan, list[Candidate], dict[str, list[float]]]:
+        """Broad retrieve: every route of the plan in one store call, fused; the pool filled
+        with payloads and vectors in one more."""
+        req, cfg, space = run.req, run.cfg, run.space
+        plan = plan_routes(
+            intent=run.intent,
+            config=cfg,
+            dense=space.vector,
+            cjk=space.vector if space.cjk else None,
+            sparse=self.engine.sparse.query(req.query),
+            base_filter=(
+                self.engine.as_of_filter(req.as_of)
+                if req.as_of is not None
+                else self.engine.visible_filter()
+            ),
+            session_scope=req.scope if req.scope.session_id else None,
+            speaker_values=self._known_names(run.scope)[1],
+        )
+        store = self.engine.store
+        results = plan.trim(
+            store.query_routes(run.scope, plan.routes, plan.base_filter, with_payload=False)
+        )
+        run.trace.routes = {name: len(hits) for name, hits in results.items()}
+        fused = fuse(results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None)
+        candidates, vectors = _filled(_pool(fused, cfg.pool_size), store, run.scope, space.name)
+        if space.cjk:
+            for cand in candidates:
+                cand.vector = vectors.get(cand.id)
+        return plan, candidates, vectors
+
+    def _score(
+        self,
+        run: _Run,
+        plan: RoutePlan,
+        candidates: list[Candidate],
+        vectors: dict[str, list[float]],
+    ) -> list[Scored]:
+        """Score the pool; leave out what the prompt already shows; weigh how informative a
+        spoken record is beyond its speaker's name; give each its vector for de-duplication."""
+        req, cfg, space = run.req, run.cfg, run.space
+        scored = score_candidates(
+            candidates,
+            space.vector,
+            run.intent,
+            cfg,
+            now=run.now,
+            buffer_session=plan.buffer_session,
+            trace=run.trace,
+            as_of=req.as_of,
+            calibrate=space.calibrate,
+        )
+        if req.shows_thread:  # the prompt shows these already
+            thread = req.thread
+            for x in scored:
+                if in_thread(x.record, req.thread_session, thread):
+                    x.trace.outcome = "cut:in_thread"
+            scored = [x for x in scored if x.trace.outcome != "cut:in_thread"]
+        spoken = cfg.speaker_only_penalty > 0 and any(x.record.speaker for x in scored)
+        if spoken and scored:
+            self._weigh_informativeness(
+                scored, vectors, cfg, run.intent, space.embedder, space.calibrate
+            )
+        if cfg.dedup_vectors and scored:
+            for x in scored:
+                vec = vectors.get(x.record.id)
+                x.vector = np.asarray(vec, dtype=np.float32) if vec is not None else None
+        return scored
+
+    def _construct(
+        self,
+        run: _Run,
+        plan: RoutePlan,
+        scored: list[Scored],
+        candidates: list[Candidate],
+        vectors: dict[str, list[float]],
+    ) -> tuple[list[ContextItem], str, int]:
+        """Select, add neighbouring turns, pack into the budget; each item's relevance, and
+        each candidate's outcome in the trace."""
+        req, cfg = run.req, run.cfg
+        selected = select(scored, cfg, run.trace, query=req.query)
+        if cfg.expand_neighbors > 0 and cfg.expand_top > 0:
+            selected = self._expand(selected, candidates, run, plan)
+        items, text, tokens = pack(
+            selected, query=req.query, budget_tokens=req.budget_tokens, config=cfg
+        )
+        missing = [i.record.id for i in items if i.record.id not in vectors]
+        if missing:
+            vectors.update(_vectors(self.engine.store, missing, run.scope, run.space.name))
+        for item in items:
+            item.relevance = relevance(run.space.vector, vectors.get(item.record.id))
+        shown = {i.record.id for i in items}
+        for c in run.trace.candidates:
+            if c.outcome == "candidate":
+                c.outcome = "kept" if c.id in shown else "cut:budget"
+        return items, text, tokens
 
     def _llm_compress(
         self,
@@ -433,77 +406,31 @@ class RecallPipeline:
         return new_text, new_tokens
 
     def _expand(
-        self,
-        selected: list[Scored],
-        pool: Sequence[Candidate],
-        scope: Scope,
-        base_filter: RecordFilter,
-        cfg: RetrievalConfig,
-        qvec: list[float],
-        intent: Intent,
-        now: datetime,
-        buffer_session: str | None,
-        trace: RecallTrace,
-        cal: Calibration | None = None,
+        self, selected: list[Scored], pool: Sequence[Candidate], run: _Run, plan: RoutePlan
     ) -> list[Scored]:
-        """Add neighbouring turns of short top episodic hits (they need their context)."""
-        have = {s.record.id for s in selected}
-        seen_turns = {_turn_key(s.record) for s in selected}
-        wanted: dict[tuple[str, int], Scored] = {}
-        for s in selected[: cfg.expand_top]:
-            r = s.record
-            turn = r.metadata.get("turn_index")
-            if s.section != "episodic" or not r.session_id or not isinstance(turn, int):
-                continue
-            if count_tokens(r.text) > cfg.expand_max_tokens:
-                continue
-            for d in range(1, cfg.expand_neighbors + 1):
-                for t in (turn - d, turn + d):
-                    key = (r.session_id, t)
-                    if t >= 0 and key not in seen_turns and key not in wanted:
-                        wanted[key] = s
+        """Add neighbouring turns of short top episodic hits (they need their context), each
+        scored as a share of the hit it neighbours."""
+        cfg = run.cfg
+        wanted = neighbours_wanted(selected, cfg)
         if not wanted:
             return selected
-        routes = []
-        by_session: dict[str, list[int]] = {}
-        for sid, t in wanted:
-            by_session.setdefault(sid, []).append(t)
-        for i, (sid, turns) in enumerate(sorted(by_session.items())):
-            flt = RecordFilter(
-                must=[
-                    Condition("session_id", "eq", sid),
-                    Condition("layer", "any", ["episodic"]),
-                    Condition("metadata.turn_index", "any", sorted(turns)),
-                ]
-            )
-            routes.append(RouteQuery(f"n{i}", "order", None, len(turns) * 2, flt))
-        found = self.engine.store.query_routes(scope, routes, base_filter)
-        extra: list[Candidate] = []
-        parent: dict[str, Scored] = {}
-        pool_ids = {c.id for c in pool}
-        for hits in found.values():
-            for h in hits:
-                turn = (
-                    h.payload.get("session_id"),
-                    (h.payload.get("metadata") or {}).get("turn_index"),
-                )
-                src = wanted.get(turn)  # type: ignore[arg-type]
-                if src is None or h.id in have or h.id in parent:
-                    continue
-                parent[h.id] = src
-                extra.append(Candidate(h.id, h.payload, h.vector, 0.0, {"neighbour": 0}))
+        found = self.engine.store.query_routes(
+            run.scope, neighbour_routes(wanted), plan.base_filter
+        )
+        extra, parent = neighbour_candidates(found, wanted, {s.record.id for s in selected})
         if not extra:
             return selected
         scored = score_candidates(
             extra,
-            qvec,
-            intent,
+            run.space.vector,
+            run.intent,
             cfg,
-            now=now,
-            buffer_session=buffer_session,
-            trace=trace,
-            calibrate=cal,
+            now=run.now,
+            buffer_session=plan.buffer_session,
+            trace=run.trace,
+            calibrate=run.space.calibrate,
         )
+        pool_ids = {c.id for c in pool}
         for s in scored:
             src = parent[s.record.id]
             s.total = src.total * cfg.expand_weight
@@ -511,24 +438,16 @@ class RecallPipeline:
             s.trace.scores["total"] = round(s.total, 4)
             s.trace.outcome = "candidate"
             if s.record.id not in pool_ids:
-                trace.expanded.append(s.record.id)
+                run.trace.expanded.append(s.record.id)
         merged = selected + scored
         merged.sort(key=lambda s: (-s.total, s.record.id))
         return merged
 
     # -- feedback -----------------------------------------------------------------------
-    def feedback(
-        self,
-        record_ids: Sequence[str],
-        success: bool = True,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> dict[str, float]:
-        """Tell PRISM whether the recalled records helped; returns ``{id: new utility}``."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
+    def feedback(self, record_ids: Sequence[str], success: bool, scope: Scope) -> dict[str, float]:
+        """Move the utility of the scope's records among ``record_ids`` (every session of the
+        user / agent) toward 1 or 0; returns ``{id: new utility}``."""
+        scope = scope.widen(session=True)
         if isinstance(record_ids, str) or not isinstance(record_ids, Sequence):
             raise ValidationError(
                 "record_ids must be a list of record ids, e.g. [r.id for r in ctx.records]"
@@ -560,17 +479,43 @@ class RecallPipeline:
         return out
 
 
-def _as_of(value: datetime | None) -> datetime | None:
-    if value is None:
+@dataclass(frozen=True)
+class _Space:
+    """The embedding space a recall runs in: the query's vector, whether it is the CJK
+    embedder's (``dense_cjk``) or the main one's (``dense``), that embedder and its calibration."""
+
+    vector: list[float]
+    cjk: bool
+    embedder: Embedder
+    calibrate: Calibration
+
+    @property
+    def name(self) -> str:
+        return CJK_VECTOR if self.cjk else DENSE_VECTOR
+
+
+@dataclass
+class _Run:
+    """One recall between its stages: the request and what the earlier stages settled."""
+
+    req: RecallRequest
+    cfg: RetrievalConfig
+    now: datetime
+    scope: Scope  # the long-term scope: every session of the user / agent
+    trace: RecallTrace
+    intent: Intent
+    space: _Space
+
+
+def _cache_key(
+    req: RecallRequest, cfg: RetrievalConfig, now: datetime
+) -> tuple[tuple[str, str, int, str], str] | None:
+    """The recall cache's key of ``req`` (every input that changes the context, the clock
+    included) and its clock, or ``None`` when the context is not cached (no cache, ``as_of``)."""
+    if cfg.cache_size <= 0 or cfg.cache_ttl_s <= 0 or req.as_of is not None:
         return None
-    if not isinstance(value, datetime):
-        raise ValidationError(f"as_of must be a datetime (naive = UTC), got {type(value).__name__}")
-    return check_utc(value, "as_of")
-
-
-def _turn_key(r: MemoryRecord) -> tuple[str, int] | None:
-    t = r.metadata.get("turn_index")
-    return (r.session_id, t) if r.session_id and isinstance(t, int) else None
+    key = (req.intent_key(), req.query, req.budget_tokens, _config_signature(cfg))
+    return key, _clock_key(now, given=req.now is not None)
 
 
 def _filled(

@@ -128,12 +128,16 @@ def plan_routes(
     cjk: list[float] | None = None,
 ) -> RoutePlan:
     """Build the route list for one recall (``cjk``: the query's CJK-embedder vector, for
-    a query holding CJK text on a store with ``dense_cjk`` vectors)."""
+    a query holding CJK text on a store with ``dense_cjk`` vectors).
+
+    Stages: the scope-wide searches (``dense``, ``bm25``), the dense searches narrowed by
+    what the query names (:func:`_narrowed_routes`: entity, speaker, time), the newest
+    records when the query asks for the latest state (``recent``), and the current
+    session's turns (:func:`_buffer_route`), in that order."""
     strictness = config.strictness if intent.strictness is None else intent.strictness
     flt = base_filter & strict_filter(intent, strictness)
     enabled = set(config.routes)
     limit = config.route_limit + TIE_MARGIN
-    aux_limit = config.aux_route_limit + TIE_MARGIN
     routes: list[RouteQuery] = []
     # the query's script picks the space of every dense route: the CJK embedder's for a query
     # holding CJK text (the main model reads most CJK characters as unknown word pieces)
@@ -144,6 +148,33 @@ def plan_routes(
         routes.append(RouteQuery("dense", space, dense, limit))
     if "bm25" in enabled and sparse:
         routes.append(RouteQuery("bm25", "bm25", sparse, limit))
+    routes += _narrowed_routes(intent, config, space, dense, speaker_values, strictness)
+    if "recent" in enabled and (intent.recency or intent.task_id):
+        recent_flt = RecordFilter.eq("task_id", intent.task_id) if intent.task_id else None
+        routes.append(
+            RouteQuery("recent", "order", None, config.recent_limit + TIE_MARGIN, recent_flt)
+        )
+    buffer_session = None
+    if session_scope is not None and session_scope.session_id and config.buffer_turns > 0:
+        buffer_session = session_scope.session_id
+        routes.append(_buffer_route(buffer_session, config))
+    return RoutePlan(routes, flt, buffer_session)
+
+
+def _narrowed_routes(
+    intent: Intent,
+    config: RetrievalConfig,
+    space: Literal["dense", "dense_cjk"],
+    dense: list[float],
+    speaker_values: Mapping[str, Sequence[str]],
+    strictness: float,
+) -> list[RouteQuery]:
+    """Dense searches restricted to what the query names: its entities, its speakers (each
+    name's stored spellings), its time range (as a route only when it is not already a hard
+    filter)."""
+    enabled = set(config.routes)
+    aux_limit = config.aux_route_limit + TIE_MARGIN
+    routes: list[RouteQuery] = []
     if "entity" in enabled and intent.entities:
         routes.append(
             RouteQuery(
@@ -170,26 +201,20 @@ def plan_routes(
             Intent(time_range=intent.time_range), STRICT_AT
         )  # the range alone, as a route filter
         routes.append(RouteQuery("time", space, dense, aux_limit, time_flt))
-    if "recent" in enabled and (intent.recency or intent.task_id):
-        recent_flt = RecordFilter.eq("task_id", intent.task_id) if intent.task_id else None
-        routes.append(
-            RouteQuery("recent", "order", None, config.recent_limit + TIE_MARGIN, recent_flt)
-        )
-    buffer_session = None
-    if session_scope is not None and session_scope.session_id and config.buffer_turns > 0:
-        buffer_session = session_scope.session_id
-        routes.append(
-            RouteQuery(
-                "buffer",
-                "order",
-                None,
-                config.buffer_turns + TIE_MARGIN,
-                RecordFilter(
-                    must=[
-                        Condition("layer", "eq", Layer.BUFFER.value),
-                        Condition("session_id", "eq", buffer_session),
-                    ]
-                ),
-            )
-        )
-    return RoutePlan(routes, flt, buffer_session)
+    return routes
+
+
+def _buffer_route(session_id: str, config: RetrievalConfig) -> RouteQuery:
+    """The current session's raw turns, newest first (for the recent section)."""
+    return RouteQuery(
+        "buffer",
+        "order",
+        None,
+        config.buffer_turns + TIE_MARGIN,
+        RecordFilter(
+            must=[
+                Condition("layer", "eq", Layer.BUFFER.value),
+                Condition("session_id", "eq", session_id),
+            ]
+        ),
+    )

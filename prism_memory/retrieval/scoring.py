@@ -3,8 +3,8 @@
 Design:
 - ``score = sum_i w_i * part_i / sum_i w_i + intent_boost * match``, parts in [0, 1]:
   ``semantic`` (fused rank blended with cosine to the query), ``fresh`` (half-life decay of
-  the record's time: :func:`half_life_decay`, the one decay formula, which lifecycle's
-  retention uses too), ``task`` (distance in the task tree), ``utility`` (feedback),
+  the record's time: ``halflife.half_life_decay``, the one decay formula, below both this
+  module and lifecycle's retention, which uses it too), ``task`` (distance in the task tree), ``utility`` (feedback),
   ``importance``. ``match`` is the share of the intent's soft constraints the record meets
   (kinds, layers, entities, speakers, time range).
 - Relevance (:func:`relevance`) is the one meaning of a public hit's ``score`` everywhere
@@ -26,6 +26,7 @@ from datetime import datetime
 import numpy as np
 
 from ..errors import ValidationError
+from ..halflife import half_life_decay
 from ..records import MemoryRecord
 from .intent import WEIGHT_KEYS, Intent
 
@@ -43,19 +44,6 @@ __all__ = [
     "task_relevance",
     "updated_utility",
 ]
-
-
-def half_life_decay(age_days: float, half_life_days: float) -> float:
-    """``0.5 ** (age / half_life)``: 1.0 now (or for a future time), 0.5 after one half-life.
-
-    The one decay formula: recall's freshness and lifecycle's retention both use it.
-
-    >>> half_life_decay(0, 30), half_life_decay(30, 30), half_life_decay(-5, 30)
-    (1.0, 0.5, 1.0)
-    """
-    if half_life_days <= 0:
-        raise ValueError("half_life_days must be > 0")
-    return float(0.5 ** (max(0.0, age_days) / half_life_days))
 
 
 def freshness(when: datetime, now: datetime, half_life_days: float) -> float:

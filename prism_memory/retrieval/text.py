@@ -19,7 +19,7 @@ Design:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ..sparse import has_cjk
@@ -298,6 +298,33 @@ def compress_text(
     sentences, info = analysed(text)
     if len(sentences) <= 1:
         return text, False
+    keep: list[int] = []
+    used = 0
+    for i in _by_query_share(sentences, info, terms, weights, asks):
+        # a cl100k token never spans two words: the word count bounds the cost from below,
+        # so a sentence that cannot fit is skipped without being tokenised
+        if keep and used + len(sentences[i].split()) + 1 > keep_tokens:
+            continue
+        cost = _sentence_tokens(sentences[i]) + 1
+        filler = is_filler(sentences[i], info[i], terms)
+        if keep and (filler or used + cost > keep_tokens):
+            continue
+        keep.append(i)
+        used += cost
+    if len(keep) == len(sentences):
+        return text, False
+    return _with_gaps(sentences, sorted(keep)), True
+
+
+def _by_query_share(
+    sentences: Sequence[str],
+    info: Sequence[set[str]],
+    terms: set[str],
+    weights: Mapping[str, float] | None,
+    asks: str | None,
+) -> list[int]:
+    """Sentence indices, the most query terms (by length or weight) first; then the most
+    content words, then text order."""
 
     def weight(term: str) -> float:
         return len(term) if weights is None else weights.get(term, 0.0)
@@ -315,29 +342,17 @@ def compress_text(
             base += bonus
         return base
 
-    ranked = sorted(range(len(sentences)), key=lambda i: (-score(i), -len(info[i]), i))
-    keep: list[int] = []
-    used = 0
-    for i in ranked:
-        # a cl100k token never spans two words: the word count bounds the cost from below,
-        # so a sentence that cannot fit is skipped without being tokenised
-        if keep and used + len(sentences[i].split()) + 1 > keep_tokens:
-            continue
-        cost = _sentence_tokens(sentences[i]) + 1
-        filler = is_filler(sentences[i], info[i], terms)
-        if keep and (filler or used + cost > keep_tokens):
-            continue
-        keep.append(i)
-        used += cost
-    if len(keep) == len(sentences):
-        return text, False
-    keep.sort()
+    return sorted(range(len(sentences)), key=lambda i: (-score(i), -len(info[i]), i))
+
+
+def _with_gaps(sentences: Sequence[str], keep: Sequence[int]) -> str:
+    """The kept sentences (indices in order) joined, each gap marked with an ellipsis."""
     parts: list[str] = []
     for pos, i in enumerate(keep):
         if pos and i != keep[pos - 1] + 1:
             parts.append("…")
         parts.append(sentences[i])
-    return " ".join(parts), True
+    return " ".join(parts)
 
 
 @lru_cache(maxsize=16384)

@@ -21,12 +21,15 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AuthenticationError, PermissionDeniedError, PrismError, ValidationError
 from ..memory import Memory
 from ..wire import error_to_json, status_of
 from .auth import KeyRing, check_bind, is_loopback
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
@@ -175,57 +178,13 @@ def _document_keys(app: Any) -> None:
     app.openapi = openapi
 
 
-def create_app(
-    memory: Memory,
-    *,
-    keys: KeyRing | None = None,
-    host: str = "127.0.0.1",
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
-    request_timeout: float = DEFAULT_TIMEOUT,
-    mcp: bool = True,
-) -> Any:
-    """The service's ASGI app over ``memory`` (which the caller keeps and closes).
-
-    >>> from prism_memory import Memory
-    >>> from prism_memory.server import create_app, load_keys
-    >>> app = create_app(Memory(path="./.prism"), keys=load_keys("keys.json"))  # doctest: +SKIP
-    >>> # uvicorn.run(app, host="127.0.0.1", port=8765)
-    """
-    _require_server_extra()
+def _answer_errors(app: FastAPI) -> None:
+    """The app's error answers: a :class:`PrismError` with its status; a malformed body as a
+    422 ``ValidationError`` naming the field; an unknown route or method as JSON naming it."""
     from fastapi import Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
-    from fastapi_offline import FastAPIOffline
     from starlette.exceptions import HTTPException as StarletteHTTPException
-    from starlette.routing import Route
-
-    from .. import __version__
-    from . import inspector, routes
-    from .limits import LimitsMiddleware
-
-    mounted = _mcp_asgi(memory, keys, host) if mcp else None
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        if mounted is None:
-            yield
-        else:
-            async with mounted[1].run():
-                yield
-
-    # a FastAPI app whose /docs (Swagger UI) and /redoc load their scripts from this server
-    # (under /static-offline-docs), not from a CDN: the API docs work offline
-    app = FastAPIOffline(
-        title="PRISM memory service",
-        version=__version__,
-        summary="Long-term memory for LLM agents over HTTP: the prism_memory.Memory API, "
-        "scoped by API key.",
-        lifespan=lifespan,
-    )
-    app.state.memory = memory
-    app.state.keys = keys
-    _document_keys(app)
 
     @app.exception_handler(PrismError)
     async def prism_error(request: Request, exc: PrismError) -> JSONResponse:
@@ -256,6 +215,64 @@ def create_app(
             {"error": name, "message": message, "status": exc.status_code},
             status_code=exc.status_code,
         )
+
+
+def _api_app(memory: Memory, keys: KeyRing | None, mounted: tuple[Any, Any] | None) -> FastAPI:
+    """The FastAPI app holding ``memory`` and ``keys``, running the MCP session manager (if
+    mounted) for its lifetime; its /docs and /redoc load their scripts from this server."""
+    from fastapi_offline import FastAPIOffline
+
+    from .. import __version__
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        if mounted is None:
+            yield
+        else:
+            async with mounted[1].run():
+                yield
+
+    # a FastAPI app whose /docs (Swagger UI) and /redoc load their scripts from this server
+    # (under /static-offline-docs), not from a CDN: the API docs work offline
+    app = FastAPIOffline(
+        title="PRISM memory service",
+        version=__version__,
+        summary="Long-term memory for LLM agents over HTTP: the prism_memory.Memory API, "
+        "scoped by API key.",
+        lifespan=lifespan,
+    )
+    app.state.memory = memory
+    app.state.keys = keys
+    _document_keys(app)
+    return app
+
+
+def create_app(
+    memory: Memory,
+    *,
+    keys: KeyRing | None = None,
+    host: str = "127.0.0.1",
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
+    request_timeout: float = DEFAULT_TIMEOUT,
+    mcp: bool = True,
+) -> Any:
+    """The service's ASGI app over ``memory`` (which the caller keeps and closes).
+
+    >>> from prism_memory import Memory
+    >>> from prism_memory.server import create_app, load_keys
+    >>> app = create_app(Memory(path="./.prism"), keys=load_keys("keys.json"))  # doctest: +SKIP
+    >>> # uvicorn.run(app, host="127.0.0.1", port=8765)
+    """
+    _require_server_extra()
+    from starlette.routing import Route
+
+    from . import inspector, routes
+    from .limits import LimitsMiddleware
+
+    mounted = _mcp_asgi(memory, keys, host) if mcp else None
+    app = _api_app(memory, keys, mounted)
+    _answer_errors(app)
 
     # an unexpected error is answered by a middleware, not `exception_handler(Exception)`:
     # Starlette re-raises after such a handler, and uvicorn then drops the connection, so a

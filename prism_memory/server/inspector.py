@@ -252,24 +252,8 @@ def memories_page(request: Request) -> Response:
     layer = params.get("layer") or None
     kind = params.get("kind") or None
     history = params.get("history") == "1"
-    rows: list[dict[str, Any]] = []
-    next_cursor = None
     try:
-        if q:
-            filters = {k: v for k, v in (("layer", layer), ("kind", kind)) if v}
-            hits = m.search(q, **scope, limit=50, filters=filters or None, include_history=history)
-            rows = [{"record": h.record, "score": h.score, "routes": h.routes} for h in hits]
-        else:
-            page = m.list(
-                **scope,
-                layer=layer,
-                kind=kind,
-                limit=50,
-                cursor=params.get("cursor") or None,
-                include_history=history,
-            )
-            rows = [{"record": r} for r in page]
-            next_cursor = page.next_cursor
+        rows, next_cursor = _memory_rows(m, scope, q, layer, kind, history, params.get("cursor"))
     except PrismError as exc:
         return _page(
             request,
@@ -303,6 +287,32 @@ def memories_page(request: Request) -> Response:
         next_cursor=next_cursor,
         next_href="/memories?" + urlencode({**keep, "cursor": next_cursor or ""}),
     )
+
+
+def _memory_rows(
+    m: Memory,
+    scope: ScopeKwargs,
+    q: str,
+    layer: str | None,
+    kind: str | None,
+    history: bool,
+    cursor: str | None,
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The rows of the memories page and the next page's cursor: the search hits for ``q``
+    (with score and routes), or a page of the list when there is no query."""
+    if q:
+        filters = {k: v for k, v in (("layer", layer), ("kind", kind)) if v}
+        hits = m.search(q, **scope, limit=50, filters=filters or None, include_history=history)
+        return [{"record": h.record, "score": h.score, "routes": h.routes} for h in hits], None
+    page = m.list(
+        **scope,
+        layer=layer,
+        kind=kind,
+        limit=50,
+        cursor=cursor or None,
+        include_history=history,
+    )
+    return [{"record": r} for r in page], page.next_cursor
 
 
 def _timeline(m: Memory, record: MemoryRecord, scope: ScopeKwargs) -> list[MemoryRecord]:

@@ -69,10 +69,44 @@ class LimitsMiddleware:
         self.untimed = untimed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Stages: the path's body limit; a declared length over it refused unread; the app
+        run with the body counted as it arrives, under the time limit unless the path is
+        untimed; a body found over the limit before the answer started answered 413."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path: str = scope.get("path", "")
+        limit, flag = self._body_limit(path)
+        declared = _declared_over(scope, limit)
+        if declared is not None:
+            await _send_error(
+                send,
+                413,
+                f"the request body is {declared} bytes; this server accepts "
+                f"{limit} (raise it with prism serve {flag})",
+            )
+            return
+        started = asyncio.Event()
+
+        async def watched_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                started.set()
+            await send(message)
+
+        run = self.app(scope, _counted(receive, limit, flag), watched_send)
+        try:
+            if path.startswith(self.untimed) and self.untimed:
+                await run
+            else:
+                await self._within_timeout(run, started, send)
+        except RequestLimitError:
+            if not started.is_set():
+                await _send_error(
+                    send, 413, f"the request body is over {limit} bytes; raise prism serve {flag}"
+                )
+
+    def _body_limit(self, path: str) -> tuple[int, str]:
+        """The body limit of ``path`` and the server flag that raises it."""
         limit = (
             self.max_large_bytes
             if path.startswith(self.large) and self.large
@@ -83,47 +117,13 @@ class LimitsMiddleware:
             if limit == self.max_large_bytes and self.large
             else "--max-body-bytes"
         )
-        for name, value in scope.get("headers", []):
-            if name == b"content-length" and value.isdigit() and int(value) > limit:
-                await _send_error(
-                    send,
-                    413,
-                    f"the request body is {int(value)} bytes; this server accepts "
-                    f"{limit} (raise it with prism serve {flag})",
-                )
-                return
-        seen = 0
+        return limit, flag
 
-        async def counted_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise RequestLimitError(  # the app answers 413 (wire.status_of)
-                        f"the request body is over {limit} bytes; raise prism serve {flag}"
-                    )
-            return message
-
-        started = asyncio.Event()
-
-        async def watched_send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                started.set()
-            await send(message)
-
-        if path.startswith(self.untimed) and self.untimed:
-            try:
-                await self.app(scope, counted_receive, watched_send)
-            except RequestLimitError:
-                if not started.is_set():
-                    await _send_error(
-                        send,
-                        413,
-                        f"the request body is over {limit} bytes; raise prism serve {flag}",
-                    )
-            return
-        task = asyncio.ensure_future(self.app(scope, counted_receive, watched_send))
+    async def _within_timeout(
+        self, run: Awaitable[None], started: asyncio.Event, send: Send
+    ) -> None:
+        """Run the app; answer 504 (and cancel it) when no answer started within the timeout."""
+        task = asyncio.ensure_future(run)
         waiter = asyncio.ensure_future(started.wait())
         try:
             done, _ = await asyncio.wait(
@@ -140,10 +140,31 @@ class LimitsMiddleware:
                 "a write may still complete on the server, and retrying it is safe",
             )
             return
-        try:
-            await task
-        except RequestLimitError:
-            if not started.is_set():
-                await _send_error(
-                    send, 413, f"the request body is over {limit} bytes; raise prism serve {flag}"
+        await task
+
+
+def _declared_over(scope: Scope, limit: int) -> int | None:
+    """A ``Content-Length`` the request declares over ``limit``, if any."""
+    for name, value in scope.get("headers", []):
+        if name == b"content-length" and value.isdigit() and int(value) > limit:
+            return int(value)
+    return None
+
+
+def _counted(receive: Receive, limit: int, flag: str) -> Receive:
+    """``receive`` counting the body's bytes; past ``limit`` it raises
+    :class:`RequestLimitError` (the app answers 413, ``wire.status_of``)."""
+    seen = 0
+
+    async def counted_receive() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise RequestLimitError(
+                    f"the request body is over {limit} bytes; raise prism serve {flag}"
                 )
+        return message
+
+    return counted_receive

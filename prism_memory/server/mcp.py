@@ -118,7 +118,7 @@ def build_mcp_server(
     >>> server.run("stdio")  # doctest: +SKIP
     """
     try:
-        from mcp.server.mcpserver import Context, MCPServer
+        from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
@@ -126,6 +126,16 @@ def build_mcp_server(
         ) from exc
 
     server: Any = MCPServer(name, instructions=_INSTRUCTIONS, log_level="WARNING")
+    _add_tools(_tool_decorator(server, ToolError), memory, resolve_scope)
+    return server
+
+
+def _tool_decorator(
+    server: Any, tool_error: type[Exception]
+) -> Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]]:
+    """``@tool(description)``: registers a function as a tool of ``server``; a
+    :class:`PrismError` it raises reaches the model as a ``ToolError`` saying what to fix
+    (the SDK hides the message of any other exception)."""
 
     def tool(description: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -133,22 +143,36 @@ def build_mcp_server(
             def run(*args: Any, **kwargs: Any) -> Any:
                 try:
                     return fn(*args, **kwargs)
-                except PrismError as exc:  # the model reads what to fix (the SDK hides others)
-                    raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+                except PrismError as exc:
+                    raise tool_error(f"{type(exc).__name__}: {exc}") from exc
 
             server.add_tool(run, description=description)
             return fn
 
         return register
 
-    def long_term(scope: ScopeKwargs) -> ScopeKwargs:
-        out = ScopeKwargs(**scope)
-        out.pop("session_id", None)
-        return out
+    return tool
+
+
+def _long_term(scope: ScopeKwargs) -> ScopeKwargs:
+    """The scope without its session: long-term memories belong to the user or agent."""
+    out = ScopeKwargs(**scope)
+    out.pop("session_id", None)
+    return out
+
+
+def _add_tools(
+    tool: Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]],
+    memory: Memory,
+    resolve_scope: ScopeResolver,
+) -> None:
+    """The five tools, in the order a client lists them; each is a few lines over ``memory``
+    in the scope ``resolve_scope`` gives for the call."""
+    from mcp.server.mcpserver import Context  # the SDK reads it in the tools' annotations
 
     @tool("Save one durable memory (a fact, preference or event) about the user.")
     def remember(text: str, ctx: Context, kind: str = "fact") -> dict[str, Any]:
-        scope = long_term(resolve_scope(ctx))
+        scope = _long_term(resolve_scope(ctx))
         record = memory.add(text, **scope, kind=kind, layer="semantic", source="assistant")
         return {"id": record.id, "text": record.text, "kind": record.kind.value}
 
@@ -170,7 +194,7 @@ def build_mcp_server(
 
     @tool("Hybrid search over the user's memories, best first.")
     def search(query: str, ctx: Context, limit: int = 10) -> dict[str, Any]:
-        hits = memory.search(query, **long_term(resolve_scope(ctx)), limit=limit)
+        hits = memory.search(query, **_long_term(resolve_scope(ctx)), limit=limit)
         return {
             "results": [
                 {"id": h.id, "text": h.text, "score": h.score, "kind": h.record.kind.value}
@@ -180,14 +204,16 @@ def build_mcp_server(
 
     @tool("Delete one memory by its id (as shown by recall, search or list_memories).")
     def forget(memory_id: str, ctx: Context) -> dict[str, Any]:
-        deleted = memory.delete(memory_id.strip(), **long_term(resolve_scope(ctx)))
+        deleted = memory.delete(memory_id.strip(), **_long_term(resolve_scope(ctx)))
         return {"deleted": deleted, "id": memory_id}
 
     @tool("A page of the user's memories, newest layers first; pass next_cursor for more.")
     def list_memories(
         ctx: Context, layer: str | None = None, limit: int = 20, cursor: str | None = None
     ) -> dict[str, Any]:
-        page = memory.list(**long_term(resolve_scope(ctx)), layer=layer, limit=limit, cursor=cursor)
+        page = memory.list(
+            **_long_term(resolve_scope(ctx)), layer=layer, limit=limit, cursor=cursor
+        )
         return {
             "results": [
                 {"id": r.id, "text": r.text, "layer": r.layer.value, "kind": r.kind.value}
@@ -195,5 +221,3 @@ def build_mcp_server(
             ],
             "next_cursor": page.next_cursor,
         }
-
-    return server

@@ -9,9 +9,9 @@ Design:
 - Retrieval is expressed as *routes* (:class:`RouteQuery`): one vector search or ordering each,
   all sent to the engine in one batch. Per-route hit lists come back so the caller can fuse them
   (pure functions in ``retrieval/fusion.py``) and know which routes found each record.
-  Ranking is retrieval's: a store never fuses or scores; ``hybrid_query`` is a convenience
-  that runs the two hybrid routes (:func:`hybrid_routes`) and hands them to retrieval's RRF
-  and relevance score (with the store's ``get_vectors`` to fetch the vectors it needs).
+  Ranking is retrieval's: a store never fuses or scores, and imports nothing from
+  ``retrieval/``; :func:`hybrid_routes` builds the two routes of a hybrid search, and
+  ``retrieval.hybrid.hybrid_query`` fuses what they return.
 - :class:`StoreBase` holds the logic both engines share.
 """
 
@@ -22,8 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ..records import MemoryRecord, Scope, ScoredRecord
-from ..retrieval.fusion import scored_records
+from ..records import MemoryRecord, Scope
 from ..sparse import SparseVec
 from .filters import RecordFilter
 
@@ -178,20 +177,6 @@ class MemoryStore(Protocol):
         self, ids: Sequence[str], scope: Scope, *, vector: str = DENSE_VECTOR
     ) -> dict[str, RouteHit]: ...
 
-    def hybrid_query(
-        self,
-        scope: Scope,
-        dense: list[float],
-        sparse: SparseVec,
-        flt: RecordFilter | None = None,
-        *,
-        limit: int = 10,
-        prefetch_limit: int = 64,
-        rrf_k: int = 60,
-        with_vectors: bool = False,
-        score_threshold: float | None = None,
-    ) -> list[ScoredRecord]: ...
-
     def facet(
         self, key: str, scope: Scope, flt: RecordFilter | None = None, *, limit: int = 100
     ) -> list[tuple[str, int]]: ...
@@ -311,33 +296,3 @@ class StoreBase(ABC):
     ) -> dict[str, list[float]]:
         """The ``vector`` vectors (``dense`` by default) of the records ``ids`` in ``scope``
         (missing ids and records without that vector left out)."""
-
-    def hybrid_query(
-        self,
-        scope: Scope,
-        dense: list[float],
-        sparse: SparseVec,
-        flt: RecordFilter | None = None,
-        *,
-        limit: int = 10,
-        prefetch_limit: int = 64,
-        rrf_k: int = 60,
-        with_vectors: bool = False,
-        score_threshold: float | None = None,
-    ) -> list[ScoredRecord]:
-        """Dense + BM25 prefetch in one batched engine call, fused by retrieval's RRF; each
-        hit's ``score`` is its relevance to ``dense`` (vectors fetched by id for the hits
-        kept), hits below ``score_threshold`` are dropped; ``with_vectors`` returns every
-        hit's vector with the routes and keeps it on the hit."""
-        results = self.query_routes(
-            scope, hybrid_routes(dense, sparse, prefetch_limit), flt, with_vectors=with_vectors
-        )
-        return scored_records(
-            results,
-            dense,
-            k=rrf_k,
-            limit=limit,
-            score_threshold=score_threshold,
-            keep_vectors=with_vectors,
-            fetch_vectors=lambda ids: self.get_vectors(ids, scope),
-        )

@@ -191,7 +191,40 @@ class EdgeStore(StoreBase):
         self._pending = 0
         self._optimizer: threading.Thread | None = None
         self._closed = False
-        q = _q()
+        self._sparse_version = SPARSE_VERSION
+        _q()  # the engine is imported before anything is created on disk
+        # stages: the directory, the store's recorded layout, the engine's configuration,
+        # the shard (checked for space, loaded or created), then the layout written
+        self._make_dir()
+        meta_path = self.path / _META
+        shard_path = self.path / "shard"
+        if meta_path.exists():
+            self._read_meta(meta_path, dim, embedder_name)
+        self._config = self._engine_config(dim, hnsw_m, hnsw_ef_construct)
+        self._hnsw = (hnsw_m, hnsw_ef_construct)
+        self._dirty = True  # unknown history: the first purge after opening rebuilds
+        recover_rebuild(shard_path)
+        has_shard = (shard_path / "wal").exists() or (shard_path / "segments").exists()
+        if has_shard:
+            self._need_space(min(_OPEN_MB, self._min_free_mb), "opening the memory store")
+        else:
+            self._need_space(self._min_free_mb + _NEW_STORE_MB, "creating a new memory store")
+        if meta_path.exists() and not has_shard:
+            # the marker is written only after the shard is complete: its shard was removed
+            raise StoreError(
+                f"{meta_path} says a memory store exists at {self.path}, but its shard/ "
+                f"directory is missing or empty, so every record is gone from disk. Restore "
+                f"{shard_path} from a backup; to start an empty store here instead, delete "
+                f"{meta_path}"
+            )
+        self._shard = self._open_shard(shard_path, has_shard)
+        self._add_missing_indexes()
+        if (self.path / PURGE_JOURNAL).exists():
+            self._complete_purge()
+        if not meta_path.exists():
+            self._write_meta(meta_path, dim, embedder_name)
+
+    def _make_dir(self) -> None:
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -199,33 +232,37 @@ class EdgeStore(StoreBase):
                 f"cannot use {self.path} as a memory store: {exc.strerror or exc}; pass a "
                 "directory path (existing or new) that this process can write to"
             ) from None
-        meta_path = self.path / _META
-        shard_path = self.path / "shard"
-        self._sparse_version = SPARSE_VERSION
-        if meta_path.exists():
-            try:
-                meta = json.loads(meta_path.read_text())
-                if not isinstance(meta, dict):
-                    raise ValueError("not a JSON object")
-            except (OSError, ValueError) as exc:
-                raise StoreError(
-                    f"{meta_path} is unreadable ({exc}); it records the store's vector size. "
-                    f'Restore it, or write {{"dim": <embedder dim>}} into it to reopen the store'
-                ) from None
-            # a store written before CJK bigrams keeps the word tokenizer (sparse.py)
-            self._sparse_version = int(meta.get("sparse", 1))
-            # the CJK vector is part of the store's layout: what the store has decides
-            cjk: dict[str, Any] = meta["cjk"] if isinstance(meta.get("cjk"), dict) else {}
-            self._cjk_dim = int(cjk.get("dim", 0))
-            self._cjk_embedder = str(cjk.get("embedder", ""))
-            if int(meta.get("dim", dim)) != dim:
-                raise EmbeddingDimensionError(
-                    f"the store at {self.path} holds {meta['dim']}-dimensional vectors "
-                    f"(embedder {meta.get('embedder') or 'unknown'!r}) but the embedder makes "
-                    f"{dim}-dimensional ones ({embedder_name!r}); use the original embedder or a "
-                    "new path (or export_jsonl + import_jsonl to re-embed)"
-                )
-        config = q.EdgeConfig(
+
+    def _read_meta(self, meta_path: Path, dim: int, embedder_name: str) -> None:
+        """Adopt the layout the store was written with (tokenizer version, CJK vector) and
+        refuse an embedder of another vector size."""
+        try:
+            meta = json.loads(meta_path.read_text())
+            if not isinstance(meta, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as exc:
+            raise StoreError(
+                f"{meta_path} is unreadable ({exc}); it records the store's vector size. "
+                f'Restore it, or write {{"dim": <embedder dim>}} into it to reopen the store'
+            ) from None
+        # a store written before CJK bigrams keeps the word tokenizer (sparse.py)
+        self._sparse_version = int(meta.get("sparse", 1))
+        # the CJK vector is part of the store's layout: what the store has decides
+        cjk: dict[str, Any] = meta["cjk"] if isinstance(meta.get("cjk"), dict) else {}
+        self._cjk_dim = int(cjk.get("dim", 0))
+        self._cjk_embedder = str(cjk.get("embedder", ""))
+        if int(meta.get("dim", dim)) != dim:
+            raise EmbeddingDimensionError(
+                f"the store at {self.path} holds {meta['dim']}-dimensional vectors "
+                f"(embedder {meta.get('embedder') or 'unknown'!r}) but the embedder makes "
+                f"{dim}-dimensional ones ({embedder_name!r}); use the original embedder or a "
+                "new path (or export_jsonl + import_jsonl to re-embed)"
+            )
+
+    def _engine_config(self, dim: int, hnsw_m: int, hnsw_ef_construct: int) -> Any:
+        """The shard's configuration: dense (and CJK) cosine vectors, BM25 with IDF, HNSW."""
+        q = _q()
+        return q.EdgeConfig(
             vectors={
                 DENSE_VECTOR: q.EdgeVectorParams(size=dim, distance=q.Distance.Cosine),
                 **(
@@ -244,28 +281,14 @@ class EdgeStore(StoreBase):
             optimizers=q.EdgeOptimizersConfig(deleted_threshold=0.05, vacuum_min_vector_number=100),
             wal_enabled=True,
         )
-        self._config = config
-        self._hnsw = (hnsw_m, hnsw_ef_construct)
-        self._dirty = True  # unknown history: the first purge after opening rebuilds
-        recover_rebuild(shard_path)
-        has_shard = (shard_path / "wal").exists() or (shard_path / "segments").exists()
-        if has_shard:
-            self._need_space(min(_OPEN_MB, self._min_free_mb), "opening the memory store")
-        else:
-            self._need_space(self._min_free_mb + _NEW_STORE_MB, "creating a new memory store")
-        if meta_path.exists() and not has_shard:
-            # the marker is written only after the shard is complete: its shard was removed
-            raise StoreError(
-                f"{meta_path} says a memory store exists at {self.path}, but its shard/ "
-                f"directory is missing or empty, so every record is gone from disk. Restore "
-                f"{shard_path} from a backup; to start an empty store here instead, delete "
-                f"{meta_path}"
-            )
+
+    def _open_shard(self, shard_path: Path, has_shard: bool) -> Any:
+        """Load the shard, or create it; the engine's lock on it becomes
+        :class:`StoreLockedError`, its other failures :class:`StoreError`."""
         try:
             if has_shard:
-                self._shard = q.EdgeShard.load(str(shard_path))
-            else:
-                self._shard = self._new_shard(shard_path)
+                return _q().EdgeShard.load(str(shard_path))
+            return self._new_shard(shard_path)
         except BaseException as exc:
             err = engine_error(exc, self.path)
             if not isinstance(exc, Exception) and err is None:
@@ -280,27 +303,26 @@ class EdgeStore(StoreBase):
                     "processes can share one memory"
                 ) from exc
             raise StoreError(f"could not open the memory store at {self.path}: {msg}") from exc
-        self._add_missing_indexes()
-        if (self.path / PURGE_JOURNAL).exists():
-            self._complete_purge()
-        if not meta_path.exists():
-            tmp = meta_path.with_suffix(".tmp")
-            tmp.write_text(
-                json.dumps(
-                    {
-                        "dim": dim,
-                        "embedder": embedder_name,
-                        "format": 1,
-                        "sparse": self._sparse_version,
-                        **(
-                            {"cjk": {"dim": self._cjk_dim, "embedder": self._cjk_embedder}}
-                            if self._cjk_dim
-                            else {}
-                        ),
-                    }
-                )
+
+    def _write_meta(self, meta_path: Path, dim: int, embedder_name: str) -> None:
+        """Record the store's layout (atomically: written, then renamed into place)."""
+        tmp = meta_path.with_suffix(".tmp")
+        tmp.write_text(
+            json.dumps(
+                {
+                    "dim": dim,
+                    "embedder": embedder_name,
+                    "format": 1,
+                    "sparse": self._sparse_version,
+                    **(
+                        {"cjk": {"dim": self._cjk_dim, "embedder": self._cjk_embedder}}
+                        if self._cjk_dim
+                        else {}
+                    ),
+                }
             )
-            os.replace(tmp, meta_path)
+        )
+        os.replace(tmp, meta_path)
 
     # -- housekeeping -------------------------------------------------------------------
     @property

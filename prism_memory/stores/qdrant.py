@@ -418,44 +418,11 @@ class QdrantStore(StoreBase):
         with_vectors: bool = False,
         with_payload: bool = True,
     ) -> dict[str, list[RouteHit]]:
-        m = _m()
         live = [r for r in routes if self._runnable(r)]
-        requests = []
-        for r in live:
-            f = _filter(scope, flt, r.filter)
-            with_vector: Any = [DENSE_VECTOR] if with_vectors else False
-            payload: Any = True if with_payload else (["ts"] if r.using == "order" else False)
-            if r.using == "order":
-                requests.append(
-                    m.QueryRequest(
-                        query=m.OrderByQuery(
-                            order_by=m.OrderBy(key="ts", direction=m.Direction.DESC)
-                        ),
-                        filter=f,
-                        limit=r.limit,
-                        with_payload=payload,
-                        with_vector=with_vector,
-                    )
-                )
-                continue
-            if r.using == "bm25":
-                sv = r.vector
-                assert sv is not None and not isinstance(sv, list)
-                query: Any = m.SparseVector(indices=sv.indices, values=sv.values)
-                using = BM25_VECTOR
-            else:
-                query = list(r.vector) if isinstance(r.vector, list) else []
-                using = CJK_VECTOR if r.using == CJK_VECTOR else DENSE_VECTOR
-            requests.append(
-                m.QueryRequest(
-                    query=query,
-                    using=using,
-                    filter=f,
-                    limit=r.limit,
-                    with_payload=payload,
-                    with_vector=with_vector,
-                )
-            )
+        requests = [
+            _route_request(r, _filter(scope, flt, r.filter), with_vectors, with_payload)
+            for r in live
+        ]
         results = (
             self._call(self._client.query_batch_points, self.collection, requests=requests)
             if requests
@@ -471,6 +438,38 @@ class QdrantStore(StoreBase):
                 hits.append(RouteHit(str(p.id), float(p.score), p.payload or {}, vec))
             out[r.name] = stable_order(hits, r.using)
         return out
+
+
+def _route_request(r: RouteQuery, f: Any, with_vectors: bool, with_payload: bool) -> Any:
+    """One route as a request of the server's batch query: newest first by ``ts`` for an
+    ordering, else a nearest-neighbour search on the route's named vector."""
+    m = _m()
+    with_vector: Any = [DENSE_VECTOR] if with_vectors else False
+    payload: Any = True if with_payload else (["ts"] if r.using == "order" else False)
+    if r.using == "order":
+        return m.QueryRequest(
+            query=m.OrderByQuery(order_by=m.OrderBy(key="ts", direction=m.Direction.DESC)),
+            filter=f,
+            limit=r.limit,
+            with_payload=payload,
+            with_vector=with_vector,
+        )
+    if r.using == "bm25":
+        sv = r.vector
+        assert sv is not None and not isinstance(sv, list)
+        query: Any = m.SparseVector(indices=sv.indices, values=sv.values)
+        using = BM25_VECTOR
+    else:
+        query = list(r.vector) if isinstance(r.vector, list) else []
+        using = CJK_VECTOR if r.using == CJK_VECTOR else DENSE_VECTOR
+    return m.QueryRequest(
+        query=query,
+        using=using,
+        filter=f,
+        limit=r.limit,
+        with_payload=payload,
+        with_vector=with_vector,
+    )
 
 
 def _is_transport_error(exc: BaseException) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -37,10 +37,11 @@ from .._validation import check_utc
 from ..engine import Engine, WriteEvent
 from ..errors import ValidationError
 from ..extraction.rules import task_hints, turn_annotations
-from ..extraction.schemas import SchemaRegistry, SchemaSpec
+from ..extraction.schemas import SchemaRegistry
 from ..layers.buffer import (
     BufferedTurn,
     BufferIndex,
+    SessionBuffer,
     message_candidates,
     message_slots,
     overflow_count,
@@ -50,6 +51,7 @@ from ..layers.buffer import (
 from ..layers.episodic import move_to_episodic
 from ..layers.semantic import SemanticWriter
 from ..layers.working import (
+    TaskChanges,
     TaskState,
     apply_task_update,
     load_task,
@@ -87,6 +89,11 @@ def _opt_id(value: Any, what: str) -> str | None:
     return value
 
 
+def _session(scope: Scope) -> Scope:
+    """The caller's scope with the default session filled in."""
+    return Scope.of(scope.user_id, scope.agent_id, scope.session_id or DEFAULT_SESSION)
+
+
 class WritePath:
     """remember / buffer / end_session / task / register_schema / consolidate / forget."""
 
@@ -108,107 +115,118 @@ class WritePath:
         if event.reindex:  # a cleared scope or forgotten turns: rebuild from the store
             self.buffers.forget_all()
 
-    # -- scopes ---------------------------------------------------------------------------
-    def _session_scope(
-        self, user_id: str | None, agent_id: str | None, session_id: str | None
-    ) -> Scope:
-        """The caller's scope (validated) with the default session filled in."""
-        Scope.of(user_id, agent_id, session_id)
-        return Scope.of(user_id, agent_id, session_id or DEFAULT_SESSION)
-
     # -- remember -------------------------------------------------------------------------
     def remember(
         self,
         messages: Any,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        task_id: str | None = None,
-        subgoal_id: str | None = None,
-        event_time: datetime | str | float | None = None,
+        scope: Scope,
+        task_id: str | None,
+        subgoal_id: str | None,
+        event_time: datetime | str | float | None,
     ) -> RememberResult:
-        """Remember a conversation turn (or several): buffer them, extract facts, reconcile."""
-        self.engine.check_open()
-        scope = self._session_scope(user_id, agent_id, session_id)
+        """Validate the turns, then under the scope lock: buffer them with the facts the rules
+        find in them, update the task, move overflowing turns on; the heavy steps after."""
+        scope = _session(scope)
         task = _opt_id(task_id, "task_id")
         subgoal = _opt_id(subgoal_id, "subgoal_id")
         when = parse_time(event_time, "event_time")
-        turns = parse_messages(messages)
-        if self.engine.config.safety.redact_pii:  # before anything (entities, speaker) is derived
-            from ..safety import redact
-
-            turns = [
-                replace(t, text=redact(t.text), name=None if t.name is None else redact(t.name))
-                for t in turns
-            ]
+        turns = self._redacted(parse_messages(messages))
         result = RememberResult()
         with self.engine.scope_lock(scope):
             state = self.buffers.session(self.engine.store, scope)
-            start_index = state.next_index
-            message_ids = [t.id for t in turns if t.id is not None]
-            stored = {
-                r.id: r
-                for r in self.engine.store.get(
-                    [c for i in message_ids for c in message_candidates(scope, i)], scope
-                )
-            }
-            known, slots = message_slots(scope, message_ids, stored)
-            records: list[MemoryRecord] = []
-            now = utcnow()
-            for turn in turns:
-                rid = (
-                    slots[turn.id]
-                    if turn.id is not None
-                    else turn_record_id(scope, None, state.next_index)
-                )
-                rec = self._turn_record(
-                    turn, scope, rid, state.next_index, when or now, task, subgoal
-                )
-                if turn.id is not None and turn.id in known:
-                    result.skipped.append(
-                        RecordChange(rec, f"message id {turn.id!r} was already remembered")
-                    )
-                    continue
-                state.next_index += 1
-                records.append(rec)
+            records = self._new_turns(turns, scope, state, when, task, subgoal, result)
             if not records:
                 return result
-            try:
-                # screened (and redacted) before anything is derived from them: a quarantined
-                # turn yields no fact and supersedes nothing
-                self.engine.screen(records)
-                clean = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
-                if (
-                    self.engine.llm_extraction
-                ):  # durable: a process killed before the pass resumes it
-                    for r in clean:
-                        if r.metadata.get("role") == "user":
-                            r.extraction = "pending"
-                semantic, shared, dense = (
-                    ([], {}, {})
-                    if self.engine.llm_extraction
-                    else self.semantic.prepare(clean, scope.widen(session=True), result)
-                )
-                written = self.engine.write_records(
-                    records + semantic, dense=dense, same_vector_as=shared, screen=False
-                )
-            except BaseException:
-                state.next_index = start_index  # nothing was stored: the indexes are free again
-                raise
-            for rec in written[: len(records)]:
-                if rec.provenance.trust == Trust.QUARANTINED:
-                    result.quarantined.append(RecordChange(rec, rec.provenance.reason or ""))
-                else:
-                    result.added.append(RecordChange(rec, "buffered turn"))
-                state.turns.append(
-                    BufferedTurn(rec.id, count_tokens(rec.text), int(rec.metadata["turn_index"]))
-                )
+            self._write_turns(records, scope, state, result)
             if task is not None:
                 self._touch_task(scope, task, subgoal, records, result)
             result.extend(self._evict(scope, force=False))
         result.extend(self._after_turns(scope, records))
         return result
+
+    def _redacted(self, turns: list[Turn]) -> list[Turn]:
+        """With PII redaction on, the turns redacted before anything (entities, speaker) is
+        derived from them."""
+        if not self.engine.config.safety.redact_pii:
+            return turns
+        from ..safety import redact  # the safety screens load on first use
+
+        return [
+            replace(t, text=redact(t.text), name=None if t.name is None else redact(t.name))
+            for t in turns
+        ]
+
+    def _new_turns(
+        self,
+        turns: list[Turn],
+        scope: Scope,
+        state: SessionBuffer,
+        when: datetime | None,
+        task: str | None,
+        subgoal: str | None,
+        result: RememberResult,
+    ) -> list[MemoryRecord]:
+        """The turns as buffer records at the session's next indexes (a message id
+        remembered before is skipped, reported in ``result``)."""
+        message_ids = [t.id for t in turns if t.id is not None]
+        candidates = [c for i in message_ids for c in message_candidates(scope, i)]
+        stored = {r.id: r for r in self.engine.store.get(candidates, scope)}
+        known, slots = message_slots(scope, message_ids, stored)
+        records: list[MemoryRecord] = []
+        now = utcnow()
+        for turn in turns:
+            rid = (
+                slots[turn.id]
+                if turn.id is not None
+                else turn_record_id(scope, None, state.next_index)
+            )
+            rec = self._turn_record(turn, scope, rid, state.next_index, when or now, task, subgoal)
+            if turn.id is not None and turn.id in known:
+                result.skipped.append(
+                    RecordChange(rec, f"message id {turn.id!r} was already remembered")
+                )
+                continue
+            state.next_index += 1
+            records.append(rec)
+        return records
+
+    def _write_turns(
+        self,
+        records: list[MemoryRecord],
+        scope: Scope,
+        state: SessionBuffer,
+        result: RememberResult,
+    ) -> None:
+        """Screen the turns, then write them and the facts the rules extract from the clean
+        ones in one embedding batch and one upsert; the session's buffer takes them in."""
+        try:
+            # screened (and redacted) before anything is derived from them: a quarantined
+            # turn yields no fact and supersedes nothing
+            self.engine.screen(records)
+            clean = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
+            if self.engine.llm_extraction:  # durable: a process killed before the pass resumes it
+                for r in clean:
+                    if r.metadata.get("role") == "user":
+                        r.extraction = "pending"
+            semantic, shared, dense = (
+                ([], {}, {})
+                if self.engine.llm_extraction
+                else self.semantic.prepare(clean, scope.widen(session=True), result)
+            )
+            written = self.engine.write_records(
+                records + semantic, dense=dense, same_vector_as=shared, screen=False
+            )
+        except BaseException:
+            state.next_index -= len(records)  # nothing was stored: the indexes are free again
+            raise
+        for rec in written[: len(records)]:
+            if rec.provenance.trust == Trust.QUARANTINED:
+                result.quarantined.append(RecordChange(rec, rec.provenance.reason or ""))
+            else:
+                result.added.append(RecordChange(rec, "buffered turn"))
+            state.turns.append(
+                BufferedTurn(rec.id, count_tokens(rec.text), int(rec.metadata["turn_index"]))
+            )
 
     def _turn_record(
         self,
@@ -250,7 +268,8 @@ class WritePath:
             self.resume_extraction()
 
     def resume_extraction(self) -> int:
-        """Extract the facts of user turns whose extraction never ran (the process died after"""
+        """Extract the facts of every turn still marked ``extraction="pending"`` (on the worker
+        when there is one); how many turns there were."""
         self.engine.check_open()
         flt = RecordFilter.eq("extraction", "pending")
         groups: dict[str, tuple[Scope, list[MemoryRecord]]] = {}
@@ -340,30 +359,15 @@ class WritePath:
         return RememberResult()
 
     # -- buffer and history ---------------------------------------------------------------
-    def buffer(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> list[MemoryRecord]:
-        """The session's buffered (recent, raw) turns, oldest first."""
-        self.engine.check_open()
-        scope = self._session_scope(user_id, agent_id, session_id)
+    def buffer(self, scope: Scope) -> list[MemoryRecord]:
+        """The session's buffered turns, by turn index."""
+        scope = _session(scope)
         records = list(self.engine.iter_records(scope, turn_filter(Layer.BUFFER)))
         return sorted(records, key=lambda r: int(r.metadata.get("turn_index", 0)))
 
-    def history(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        limit: int | None = None,
-    ) -> list[MemoryRecord]:
-        """Every turn of the session (buffered and episodic), in order; the last ``limit`` if given."""
-        self.engine.check_open()
-        scope = self._session_scope(user_id, agent_id, session_id)
+    def session_turns(self, scope: Scope, limit: int | None) -> list[MemoryRecord]:
+        """The session's turns, buffered and episodic, by turn index (the last ``limit``)."""
+        scope = _session(scope)
         if limit is not None and (
             not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
         ):
@@ -374,30 +378,16 @@ class WritePath:
         )
         return records[-limit:] if limit is not None else records
 
-    def flush_buffer(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> RememberResult:
-        """Move every buffered turn of the session to the episodic layer now."""
-        self.engine.check_open()
-        scope = self._session_scope(user_id, agent_id, session_id)
+    def flush_buffer(self, scope: Scope) -> RememberResult:
+        """Move every buffered turn of the session to the episodic layer."""
+        scope = _session(scope)
         with self.engine.scope_lock(scope):
             return self._evict(scope, force=True)
 
-    def end_session(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        consolidate: bool | None = None,
-    ) -> RememberResult:
-        """Flush the session's buffer to episodic memory and (by policy) consolidate the scope."""
-        self.engine.check_open()
-        scope = self._session_scope(user_id, agent_id, session_id)
+    def end_session(self, scope: Scope, consolidate: bool | None) -> RememberResult:
+        """Flush the session's buffer, forget its index, and consolidate by policy (or as
+        ``consolidate`` says)."""
+        scope = _session(scope)
         with self.engine.scope_lock(scope):
             result = self._evict(scope, force=True)
         self.buffers.forget_session(scope)
@@ -410,74 +400,20 @@ class WritePath:
             result.extend(self._schedule_consolidation(scope.widen(session=True)))
         return result
 
-    # -- schemas --------------------------------------------------------------------------
-    def register_schema(
-        self,
-        model: Any,
-        *,
-        key: Sequence[str] | None = None,
-        policies: dict[str, str] | None = None,
-        kind: Kind | str = Kind.FACT,
-        name: str | None = None,
-        render: Callable[[dict[str, Any]], str] | None = None,
-        extract: Callable[[str, dict[str, Any]], Sequence[dict[str, Any]]] | None = None,
-    ) -> SchemaSpec:
-        """Declare a schema facts can be written into (SCG)."""
-        return self.schemas.register(
-            model, key=key, policies=policies, kind=kind, name=name, render=render, extract=extract
-        )
-
     # -- working memory -------------------------------------------------------------------
-    def task(
-        self,
-        task_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        goal: str | None = None,
-        status: str | None = None,
-        subgoal_id: str | None = None,
-        subgoal_status: str | None = None,
-        entities: Sequence[str] | str | None = None,
-        constraints: Sequence[str] | str | None = None,
-        decisions: Sequence[str] | str | None = None,
-        notes: Sequence[str] | str | None = None,
-        parent_task_id: str | None = None,
-    ) -> TaskState:
-        """Read (no changes given) or update a task's working state; returns the state."""
-        self.engine.check_open()
+    def task(self, task_id: str, scope: Scope, changes: TaskChanges) -> TaskState:
+        """Read the task's state (no change given) or apply ``changes`` under the scope lock."""
         tid = _opt_id(task_id, "task_id")
         if tid is None:
             raise ValidationError("task_id is required, e.g. m.task('trip-123', user_id=...)")
-        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
-        changes = (
-            goal,
-            status,
-            subgoal_id,
-            subgoal_status,
-            entities,
-            constraints,
-            decisions,
-            notes,
-            parent_task_id,
-        )
-        if all(c is None for c in changes):  # a read: never writes, not even an empty state
+        scope = scope.widen(session=True)
+        if all(
+            c is None for c in changes.values()
+        ):  # a read: never writes, not even an empty state
             return load_task(self.engine, scope, tid) or TaskState(task_id=tid)
         with self.engine.scope_lock(scope):
             current = load_task(self.engine, scope, tid)
-            state = apply_task_update(
-                current or TaskState(task_id=tid),
-                goal=goal,
-                status=status,
-                subgoal_id=subgoal_id,
-                subgoal_status=subgoal_status,
-                entities=entities,
-                constraints=constraints,
-                decisions=decisions,
-                notes=notes,
-                parent_task_id=parent_task_id,
-            )
+            state = apply_task_update(current or TaskState(task_id=tid), **changes)
             if state != current:
                 self._save_task(scope, state, RememberResult())
             return state
@@ -511,17 +447,9 @@ class WritePath:
         save_task(self.engine, self.schemas.get("TaskState"), scope, state, result)
 
     # -- lifecycle --------------------------------------------------------------------------
-    def consolidate(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        reflect: bool | None = None,
-    ) -> RememberResult:
-        """Distil clusters of episodic turns into ``summary`` records (and, with an LLM and"""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
+    def consolidate(self, scope: Scope, reflect: bool | None) -> RememberResult:
+        """Consolidate the scope's episodic turns (every session of the user / agent) now."""
+        scope = scope.widen(session=True)
         return self._consolidate_scope(scope, reflect=reflect)
 
     def _consolidate_scope(self, scope: Scope, reflect: bool | None = None) -> RememberResult:
@@ -529,45 +457,18 @@ class WritePath:
             turns = select_turns(self.engine, scope, exclude=self._claimed)
         return consolidate_turns(self.engine, scope, turns, reflect=reflect)
 
-    def forget(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        older_than: datetime | float | str | None = None,
-        below_utility: float | None = None,
-        layer: Layer | str | None = None,
-        mode: str = "archive",
-        include_history: bool = True,
-    ) -> int:
-        """Archive (default) or delete (``mode="delete"``) records by policy; returns how many."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id)
+    def forget(self, scope: Scope, criteria: dict[str, Any]) -> int:
+        """Archive or delete the scope's records matching ``criteria`` (keywords of
+        :func:`~prism_memory.lifecycle.forget.forget_records`) under the scope lock."""
         with self.engine.scope_lock(scope):
-            n = forget_records(
-                self.engine,
-                scope,
-                older_than=older_than,
-                below_utility=below_utility,
-                layer=layer,
-                mode=mode,
-                include_history=include_history,
-            )
-        return n
+            return forget_records(self.engine, scope, **criteria)
 
     def touch(
-        self,
-        records: Sequence[str | MemoryRecord],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        now: datetime | None = None,
+        self, records: Sequence[str | MemoryRecord], scope: Scope, now: datetime | None
     ) -> int:
-        """Record an access (``last_accessed``, ``access_count``) for decay; returns how many."""
-        self.engine.check_open()
-        scope = Scope.of(user_id, agent_id, session_id).widen(session=True)
+        """Record an access of the records (or ids) of the scope (every session of the user /
+        agent) for decay; how many."""
+        scope = scope.widen(session=True)
         if not isinstance(records, (list, tuple, set)) or not all(
             isinstance(i, (str, MemoryRecord)) for i in records
         ):

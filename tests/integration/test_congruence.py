@@ -20,6 +20,7 @@ import pytest
 
 from prism_memory import FastEmbedEmbedder, Memory, MemoryRecord, NotFoundError, Scope
 from prism_memory.records import Entity
+from prism_memory.retrieval.hybrid import hybrid_query
 from prism_memory.sparse import SparseEncoder
 from prism_memory.stores import (
     EdgeStore,
@@ -310,7 +311,7 @@ def test_hybrid_query_same_ids_same_order(
 ) -> None:
     dense = real_embedder.embed_query(query)
     sparse = SparseEncoder().query(query)
-    hits = {n: e.hybrid_query(FOO, dense, sparse, limit=8) for n, e in engines.items()}
+    hits = {n: hybrid_query(e, FOO, dense, sparse, limit=8) for n, e in engines.items()}
     order = same({n: [h.id for h in hs] for n, hs in hits.items()})
     assert len(order) == 8 and set(order) <= ids_of(RECORDS, user_id="foo")
     same({n: [h.routes for h in hs] for n, hs in hits.items()})
@@ -327,8 +328,8 @@ def test_hybrid_query_finds_the_obvious_answer(
 ) -> None:
     query = "what am I allergic to"
     for name, e in engines.items():
-        top = e.hybrid_query(
-            FOO, real_embedder.embed_query(query), SparseEncoder().query(query), limit=3
+        top = hybrid_query(
+            e, FOO, real_embedder.embed_query(query), SparseEncoder().query(query), limit=3
         )
         assert top[0].text == "I am allergic to peanuts", name
         assert set(top[0].routes) == {"dense", "bm25"}
@@ -393,7 +394,7 @@ def test_search_never_crosses_scope(
         s = Scope(user_id=user)
         got = same(
             {
-                n: [h.id for h in e.hybrid_query(s, dense, sparse, limit=50)]
+                n: [h.id for h in hybrid_query(e, s, dense, sparse, limit=50)]
                 for n, e in engines.items()
             }
         )

@@ -37,18 +37,6 @@ EXEMPT = {("cli", "build_parser")}
 
 #: (file stem, qualified name) -> owner; temporary while #28 is in flight (see module docstring)
 ALLOWLIST: dict[tuple[str, str], str] = {
-    # funnel: one write funnel
-    ("semantic", "SemanticWriter.reconcile"): "funnel",
-    ("engine", "Engine.screen"): "funnel",
-    ("consolidate", "consolidate_turns"): "funnel",
-    ("store", "PrismStore._apply_puts"): "funnel",
-    ("store", "PrismStore._migrate"): "funnel",
-    # sigs: signatures once, the write path moving to write/
-    ("path", "WritePath.remember"): "sigs",
-    ("pipeline", "RecallPipeline.recall"): "sigs",
-    ("pipeline", "RecallPipeline._expand"): "sigs",
-    ("_record_api", "RecordAPI.add_many"): "sigs",
-    ("_validation", "new_record"): "sigs",
     # benchpkg: the benches, leaving the core wheel
     ("scale", "run"): "benchpkg",
     ("extraction", "score_cases"): "benchpkg",
@@ -68,25 +56,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("reliability", "crash_trials"): "benchpkg",
     ("reliability", "_markdown"): "benchpkg",
     ("zh", "run"): "benchpkg",
-    # stages: being split on branch stages (removed before that branch's final landing)
-    ("construct", "pack"): "stages",
-    ("construct", "score_candidates"): "stages",
-    ("fusion", "scored_records"): "stages",
-    ("routes", "plan_routes"): "stages",
-    ("text", "compress_text"): "stages",
-    ("slots", "SlotMatcher.revise"): "stages",
-    ("slots", "SlotMatcher._person_change"): "stages",
-    ("slots", "SlotMatcher._apply"): "stages",
-    ("reconcile", "merge_fields"): "stages",
-    ("edge", "EdgeStore.__init__"): "stages",
-    ("qdrant", "QdrantStore.query_routes"): "stages",
-    ("app", "create_app"): "stages",
-    ("mcp", "build_mcp_server"): "stages",
-    ("limits", "LimitsMiddleware.__call__"): "stages",
-    ("inspector", "memories_page"): "stages",
-    ("_normalize", "decoded_segments"): "stages",
-    ("tools", "create_memory_tools"): "stages",
-    ("postprocessor", "PrismNodePostprocessor.explain"): "stages",
 }
 
 

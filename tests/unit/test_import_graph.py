@@ -164,4 +164,144 @@ def test_ranking_is_defined_once_in_retrieval() -> None:
     _one_in(r"^def rrf\(", "prism_memory/retrieval/fusion.py")
     _one_in(r"^def dbsf\(", "prism_memory/retrieval/fusion.py")
     _one_in(r"^def freshness\(", "prism_memory/retrieval/scoring.py")
-    _one_in(r"return .*0\.5 \*\*", "prism_memory/retrieval/scoring.py")  # half-life formula
+    _one_in(r"return .*0\.5 \*\*", "prism_memory/halflife.py")  # half-life formula
+
+
+# -- layering: no module imports one of a higher rank ---------------------------------------
+#: ranks from docs/architecture.md, lowest first; a module takes the rank of its longest
+#: listed prefix. Within the stages the order is the one the code needs: extraction (text ->
+#: candidates) below lifecycle (runs over records), below retrieval (ranks them), below the
+#: layers (orchestrated by the write path; they ask retrieval whether a fact is known).
+RANKS: tuple[tuple[str, ...], ...] = (
+    (  # 0: values, settings, vectors, safety: know nothing of storage
+        "prism_memory.errors",
+        "prism_memory.config",
+        "prism_memory.records",
+        "prism_memory.results",
+        "prism_memory.versions",
+        "prism_memory.sparse",
+        "prism_memory.tokens",
+        "prism_memory.halflife",
+        "prism_memory._unicode",
+        "prism_memory._validation",
+        "prism_memory.validation",
+        "prism_memory._messages",
+        "prism_memory.messages",
+        "prism_memory.llm",
+        "prism_memory.embeddings",
+        "prism_memory.safety",
+    ),
+    ("prism_memory.stores",),  # 1
+    ("prism_memory.engine", "prism_memory._shared"),  # 2
+    # 3-6: the stages; each LLM call of ``llm/`` sits with the stage whose types it speaks
+    ("prism_memory.extraction", "prism_memory.llm.extraction"),  # 3
+    ("prism_memory.lifecycle",),  # 4
+    ("prism_memory.retrieval", "prism_memory.llm.recall"),  # 5
+    ("prism_memory.layers",),  # 6
+    (  # 7: the write path and the parts the facade composes
+        "prism_memory.write",
+        "prism_memory.retrieval.pipeline",
+        "prism_memory._record_api",
+        "prism_memory._delete_api",
+        "prism_memory._version_api",
+        "prism_memory._transfer",
+        "prism_memory.record_store",
+    ),
+    (  # 8: the facade, its remote twin and its wire format
+        "prism_memory.memory",
+        "prism_memory.remote",
+        "prism_memory._remote_calls",
+        "prism_memory.wire",
+        "prism_memory",
+    ),
+    (  # 9: built on Memory
+        "prism_memory.server",
+        "prism_memory.cli",
+        "prism_memory.demo",
+        "prism_memory.__main__",
+        "prism_memory.bench",
+        "langchain_prism",
+        "llamaindex_prism",
+    ),
+)
+LAYERED = ("prism_memory", "langchain_prism", "llamaindex_prism")
+
+
+def rank_of(module: str) -> int | None:
+    """The rank of ``module`` (its longest listed prefix), ``None`` when none is listed."""
+    best: tuple[int, int] | None = None  # (prefix length, rank)
+    for rank, prefixes in enumerate(RANKS):
+        for prefix in prefixes:
+            matches = module == prefix or module.startswith(prefix + ".")
+            if matches and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), rank)
+    return None if best is None else best[1]
+
+
+def _layered_graph() -> dict[str, set[str]]:
+    """Every import (type-only and function-level included) of the three packages."""
+    modules: dict[str, Path] = {}
+    for package in LAYERED:
+        base = ROOT.parent / package
+        for path in sorted(base.rglob("*.py")):
+            parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    known = set(modules)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base_parts = name.split(".")
+                    if path.name != "__init__.py":
+                        base_parts = base_parts[:-1]
+                    base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                    module = ".".join(base_parts + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                targets = [
+                    f"{module}.{a.name}" if f"{module}.{a.name}" in known else module
+                    for a in node.names
+                ]
+            else:
+                continue
+            for target in targets:
+                while target and target not in known:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def test_every_module_has_a_rank() -> None:
+    unranked = sorted(n for n in _layered_graph() if rank_of(n) is None)
+    assert not unranked, f"give these modules a rank in RANKS (docs/architecture.md): {unranked}"
+
+
+def test_no_module_imports_a_higher_rank() -> None:
+    """Arrows point one way: stores know nothing of retrieval, lifecycle nothing of ranking,
+    no stage of the facade, nothing in the core of an adapter."""
+    graph = _layered_graph()
+    upward = sorted(
+        f"{name} (rank {rank_of(name)}) imports {target} (rank {rank_of(target)})"
+        for name, targets in graph.items()
+        for target in targets
+        if (rank_of(name) or 0) < (rank_of(target) or 0)
+    )
+    assert not upward, "\n".join(upward)
+
+
+def test_the_layering_check_sees_an_upward_import() -> None:
+    assert rank_of("prism_memory.stores.base") == 1
+    assert rank_of("prism_memory.retrieval.fusion") == 5
+    assert rank_of("prism_memory.retrieval.pipeline") == 7  # longest prefix wins
+    decay, scoring = (
+        rank_of("prism_memory.lifecycle.decay"),
+        rank_of("prism_memory.retrieval.scoring"),
+    )
+    assert decay is not None and scoring is not None and decay < scoring

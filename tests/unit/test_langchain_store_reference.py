@@ -529,7 +529,7 @@ def test_prefix_search_is_one_item_query(tmp_path: Path) -> None:
         ]
         store.batch(puts)
         calls: list[str] = []
-        for name in ("scroll", "hybrid_query", "get", "count", "facet"):
+        for name in ("scroll", "query_routes", "get", "count", "facet"):
             real = getattr(m.store, name)
 
             def counted(*args: Any, _real: Any = real, _name: str = name, **kw: Any) -> Any:
@@ -543,19 +543,19 @@ def test_prefix_search_is_one_item_query(tmp_path: Path) -> None:
             store.search(prefix, **kwargs)
             return list(calls)
 
-        assert search(("users",), query="hiking") == ["scroll", "hybrid_query"]
+        assert search(("users",), query="hiking") == ["scroll", "query_routes"]
         assert search(("users",), limit=200) == ["scroll", "scroll"]
         assert search(("users",), query="hiking", filter={"text": "hiking 7"}) == [
             "scroll",
             "scroll",
-            "hybrid_query",
+            "query_routes",
         ]
         one = ("users", "u7")
-        assert search(one, query="hiking") == ["scroll", "hybrid_query", "scroll"]  # fill-up
+        assert search(one, query="hiking") == ["scroll", "query_routes", "scroll"]  # fill-up
         assert search(one, query="hiking", filter={"text": "hiking 7"}) == [
             "scroll",
             "scroll",
-            "hybrid_query",
+            "query_routes",
         ]
         assert search(one) == ["scroll", "scroll"]
 

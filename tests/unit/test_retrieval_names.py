@@ -17,8 +17,9 @@ def _fresh(m: Memory, scope: Scope) -> tuple[dict[str, int], dict[str, int], int
 
 def test_an_agent_loop_reads_the_facets_once_and_the_counts_stay_exact(tmp_path: Path) -> None:
     with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
-        names = m._recall.names
         m.remember("I booked a flight to Tokyo", user_id="u", session_id="s1")
+    with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:  # reopened: facets once
+        names = m._recall.names
         m.recall("where am I flying?", user_id="u")
         assert names.facet_reads == 1
         for i, (who, text) in enumerate(
@@ -44,13 +45,44 @@ def test_any_change_other_than_an_insert_drops_the_counts(tmp_path: Path) -> Non
         m.recall("dog?", user_id="u")
         m.update(rec.id, user_id="u", text="Tom adopted a cat")
         m.recall("dog?", user_id="u")
-        assert names.facet_reads == 2  # an edit is not an insert: read again
+        assert names.facet_reads == 1  # an edit is not an insert: read again
         m.delete(rec.id, user_id="u")
         m.recall("dog?", user_id="u")
-        assert names.facet_reads == 3
+        assert names.facet_reads == 2
         scope = Scope(user_id="u")
         held = names.counts(scope)
         assert (dict(held.speakers), dict(held.entities), held.total) == _fresh(m, scope)
         # another tenant's writes never touch this scope's counts
         m.add("Ana lives in Porto", user_id="other", entities=["Porto"])
         assert "porto" not in names.counts(scope).entities
+
+
+def test_a_scope_begun_in_this_process_is_never_read_by_facets(tmp_path: Path) -> None:
+    """A new user's first recall pays no facet read, and knows the same names a read finds."""
+    with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
+        names = m._recall.names
+        m.add("Ana lives in Porto", user_id="old", entities=["Porto"])
+        for i, (who, text) in enumerate(
+            [("Priya", "Priya moved to Lisbon"), ("Tom", "Tom met Rex")]
+        ):
+            m.remember(
+                [{"role": "user", "name": who, "content": text}], user_id="u", session_id=f"s{i}"
+            )
+        m.add("Rex is a beagle", user_id="u", entities=["Rex"], session_id="s9")
+        ctx = m.recall("what did Priya do?", user_id="u")
+        assert ctx is not None and names.facet_reads == 0
+        scope = Scope(user_id="u")
+        held = names.counts(scope)
+        assert (dict(held.speakers), dict(held.entities), held.total) == _fresh(m, scope)
+        assert "priya" in m._recall._known_names(scope)[1]
+        # a scope that already held records before this process wrote is read, once
+        m2 = Memory(path=tmp_path / "s", embedder=FakeEmbedder())
+        try:
+            m2.add("Ana moved to Braga", user_id="old", entities=["Braga"])
+            m2.recall("where is Ana?", user_id="old")
+            assert m2._recall.names.facet_reads == 1
+            old = Scope(user_id="old")
+            got = m2._recall.names.counts(old)
+            assert (dict(got.speakers), dict(got.entities), got.total) == _fresh(m2, old)
+        finally:
+            m2.close()

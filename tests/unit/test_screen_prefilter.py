@@ -1,0 +1,83 @@
+"""The screen's literal prefilter is exact: it skips a family only where its pattern cannot match."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prism_memory.safety import poisoning
+from prism_memory.safety._literals import Prefilter, required_literals
+
+_ALPHABET = "ab c."
+
+
+def _regex(depth: int = 3) -> st.SearchStrategy[str]:
+    """Small regular expressions over a tiny alphabet: literals, classes, groups, repeats,
+    alternations, word boundaries and lookarounds, nested."""
+    leaf = st.one_of(
+        st.text(alphabet="abc ", min_size=1, max_size=3).map(re.escape),
+        st.sampled_from([r"\w", r"\s", r"[ab]", r"[^c]", r"\b", ".", r"(?=a)", r"(?!b)"]),
+    )
+    return st.recursive(
+        leaf,
+        lambda inner: st.one_of(
+            st.lists(inner, min_size=2, max_size=3).map("".join),
+            st.lists(inner, min_size=2, max_size=3).map(lambda xs: "(?:" + "|".join(xs) + ")"),
+            st.tuples(inner, st.sampled_from(["?", "*", "+", "{1,2}", "{0,2}?", "{2}"])).map(
+                lambda t: "(?:" + t[0] + ")" + t[1]
+            ),
+            inner.map(lambda x: "(" + x + ")"),
+        ),
+        max_leaves=8,
+    )
+
+
+@settings(deadline=None, max_examples=400)
+@given(_regex(), st.lists(st.text(alphabet=_ALPHABET, max_size=10), min_size=1, max_size=6))
+def test_a_pattern_never_matches_a_text_its_prefilter_rules_out(
+    source: str, texts: list[str]
+) -> None:
+    pattern = re.compile(source)
+    pre = Prefilter(pattern)
+    for text in texts:
+        if pattern.search(text) is not None:
+            assert pre.may_match(text), (source, text, pre.literals)
+
+
+def test_required_literals_of_the_common_shapes() -> None:
+    assert required_literals(re.compile(r"\bsend (?:it|them) to\b")) == frozenset({"send "})
+    assert required_literals(re.compile(r"(?:wire|pay)\w* (?:now|today)")) == frozenset(
+        {"wire", "pay"}
+    )
+    assert required_literals(re.compile(r"(?i)transfer")) is None  # case-insensitive: none
+    assert required_literals(re.compile(r"(?:x|\d)")) is None  # a branch needs no letter
+
+
+def _fixture_texts(limit: int) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for path in sorted(
+        Path(__file__).parents[1].joinpath("fixtures").glob("poisoning_blind*.jsonl")
+    ):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        rows += [(d["text"], d["source"]) for d in map(json.loads, lines[::10])]
+    return rows[:limit]
+
+
+def test_every_family_verdict_is_the_same_with_and_without_the_prefilter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Attacks and benign texts of the blind corpora get identical family hits either way."""
+    texts = _fixture_texts(400)
+    assert len(texts) > 250
+    views = [t.lower() for t, _ in texts]
+    with_prefilter = [poisoning._hits(v, user=s == "user") for v, (_, s) in zip(views, texts)]
+    always = {p: Prefilter(re.compile("")) for p in poisoning._PREFILTERS}
+    monkeypatch.setattr(poisoning, "_PREFILTERS", always)
+    without = [poisoning._hits(v, user=s == "user") for v, (_, s) in zip(views, texts)]
+    assert with_prefilter == without
+    assert any(with_prefilter)  # the sample holds attacks the families find
