@@ -4,10 +4,11 @@ Design:
 - A plain top-k retriever hands the LLM every hit, duplicates and all. LazyMem's second stage
   fixes that after the fact: score each node on several objectives, drop near-duplicates,
   pack what is left into a token budget, optionally put it in time order. The logic is the
-  engine's one construct stage (``prism_memory.retrieval.construct``): each node becomes a
-  candidate (a synthetic ``MemoryRecord``: text, time, utility, importance, task id) scored by
-  ``score_candidates``, deduplicated by ``select`` and placed by ``place``, recall's greedy
-  packing, with the node's token count as its cost; this class converts nodes and back.
+  engine's one construct stage (``prism_memory.retrieval.construct``, ``.packing``): each node
+  becomes a candidate (a synthetic ``MemoryRecord``: text, time, utility, importance, task
+  id) scored by ``score_candidates``, deduplicated by ``select`` and placed by ``place``,
+  recall's greedy packing, with the node's token count as its cost; this class converts
+  nodes and back.
 - Relevance is the cosine between the query and the node text under the postprocessor's
   embedder (the ``Memory``'s by default, so one model serves both), never the retriever's raw
   score: vector, BM25 and reranker scores live on different scales (``semantic_mix`` 0).
@@ -34,9 +35,10 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from prism_memory import ConfigError, Embedder, Intent, Memory, MemoryRecord, RetrievalConfig
-from prism_memory.retrieval.construct import place, score_candidates, select
+from prism_memory.retrieval.construct import score_candidates, select
 from prism_memory.retrieval.context import RecallTrace
 from prism_memory.retrieval.fusion import Candidate
+from prism_memory.retrieval.packing import place
 from prism_memory.tokens import count_tokens
 
 __all__ = ["ConstructResult", "PrismNodePostprocessor"]

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ._shared import SharedStore, StoreIdentity, WriteEvent, path_slot, reusable_embedder
 from ._validation import check_record, new_record
@@ -54,7 +54,7 @@ from .stores.filters import Condition
 if TYPE_CHECKING:
     from .safety.poisoning import ScreenVerdict
 
-__all__ = ["Engine", "WriteEvent", "embedding_text"]
+__all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text"]
 
 log = logging.getLogger("prism_memory")
 
@@ -84,6 +84,21 @@ def embedding_text(record: MemoryRecord) -> str:
     return f"{record.speaker}: {record.text}" if record.speaker else record.text
 
 
+class EngineOptions(TypedDict, total=False):
+    """How to open an engine: the keywords of ``Memory(...)`` besides the path, documented
+    there (``Memory.__init__`` is the one place they are written with their defaults)."""
+
+    location: str | None
+    url: str | None
+    api_key: str | None
+    embedder: Any
+    llm: Any
+    config: PrismConfig | None
+    store: MemoryStore | None
+    background: bool
+    redact_pii: bool | None
+
+
 class Engine:
     """Store, embedder, sparse encoder, screen, locks and write events; what stages receive.
 
@@ -97,20 +112,16 @@ class Engine:
     """
 
     def __init__(
-        self,
-        path: str | os.PathLike[str] | None = None,
-        *,
-        location: str | None = None,
-        url: str | None = None,
-        api_key: str | None = None,
-        embedder: Any = None,
-        llm: Any = None,
-        config: PrismConfig | None = None,
-        store: MemoryStore | None = None,
-        background: bool = False,
-        redact_pii: bool | None = None,
+        self, path: str | os.PathLike[str] | None = None, **options: Unpack[EngineOptions]
     ) -> None:
-        self.config = config or PrismConfig()
+        unknown = options.keys() - EngineOptions.__annotations__.keys()
+        if unknown:
+            raise TypeError(f"Engine() got unexpected keywords {sorted(unknown)}")
+        location, url, store = options.get("location"), options.get("url"), options.get("store")
+        api_key, embedder = options.get("api_key"), options.get("embedder")
+        llm, background = options.get("llm"), options.get("background", False)
+        self.config = options.get("config") or PrismConfig()
+        redact_pii = options.get("redact_pii")
         if redact_pii is not None:
             self.config.safety.redact_pii = redact_pii
         if self.config.safety.screen == "strict":

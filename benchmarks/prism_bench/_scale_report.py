@@ -53,10 +53,15 @@ def _fmt(value: Any) -> str:
 
 def render_markdown(r: dict[str, Any]) -> str:
     """The human-readable report written next to ``scale.json``."""
+    lines = _intro(r) + _ingest(r) + _vectors(r["settings"]) + _latency(r) + _load(r)
+    lines += _targets(r)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _intro(r: dict[str, Any]) -> list[str]:
     s = r["settings"]
-    ing = r["ingest"]
-    bulk = r["bulk_embedding"]
-    lines = [
+    return [
         "# Scale benchmark",
         "",
         f"`prism bench scale --sizes {','.join(map(str, s['sizes']))} --users {s['users']}"
@@ -83,6 +88,14 @@ def render_markdown(r: dict[str, Any]) -> str:
         "filter (active, not quarantined): a filtered hybrid query (dense + BM25 prefetch "
         f"{s['prefetch_limit']} each, RRF, top {s['limit']}).",
         "",
+    ]
+
+
+def _ingest(r: dict[str, Any]) -> list[str]:
+    s = r["settings"]
+    ing = r["ingest"]
+    bulk = r["bulk_embedding"]
+    return [
         "## Ingest (real embeddings)",
         "",
         f"Embedder `{s['embedder']}` (packaged offline int8 ONNX when it is the default).",
@@ -97,6 +110,10 @@ def render_markdown(r: dict[str, Any]) -> str:
         f"Mean text length {ing['mean_chars']} characters. Target: >= 300 texts/s end to end.",
         "",
     ]
+
+
+def _vectors(s: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     largest = s["sizes"][-1]
     if s["unique_texts_embedded"] < largest:
         lines += [
@@ -107,6 +124,11 @@ def render_markdown(r: dict[str, Any]) -> str:
         ]
     else:
         lines += ["Vectors: every memory's text was embedded with the real model.", ""]
+    return lines
+
+
+def _latency(r: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     lines += [
         "## Search latency",
         "",
@@ -130,6 +152,12 @@ def render_markdown(r: dict[str, Any]) -> str:
             + (f"{bl['p50_ms']} / {bl['p95_ms']} ({bl['n']})" if bl else "skipped")
             + f" | {_fmt(row.get('baseline_over_edge_p50'))}x | {row['rss_mb']} | {row['edge_disk_mb']} |"
         )
+    return lines
+
+
+def _load(r: dict[str, Any]) -> list[str]:
+    s = r["settings"]
+    lines: list[str] = []
     lines += [
         "",
         f"Edge timings use {s['queries']} queries per size. qdrant-client local mode is a "
@@ -151,6 +179,11 @@ def render_markdown(r: dict[str, Any]) -> str:
             f"| {row['size']} | {ld['records_built_s']} | {ld['edge_upsert_s']} | "
             f"{ld['edge_optimize_s']} | {_fmt(ld['baseline_upsert_s'])} |"
         )
+    return lines
+
+
+def _targets(r: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     lines += ["", "## Targets", "", f"At {r['targets'].get('at_size')} memories:", ""]
     lines += ["| metric | target | measured | met |", "|---|---|---:|---|"]
     for key, t in r["targets"].items():
@@ -158,5 +191,4 @@ def render_markdown(r: dict[str, Any]) -> str:
             lines.append(
                 f"| {key} | {t['target']} | {t['value']} | {'yes' if t['met'] else 'no'} |"
             )
-    lines.append("")
-    return "\n".join(lines)
+    return lines

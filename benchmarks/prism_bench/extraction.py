@@ -41,11 +41,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
 from prism_memory.records import MemoryRecord
+
+from ._extraction_report import markdown
 
 __all__ = ["add_arguments", "load_cases", "run", "score_cases"]
 
@@ -277,19 +280,39 @@ def score_cases(
     max_list: int = 40,
 ) -> dict[str, Any]:
     """The report's figures from each case's extracted records (same order as ``cases``)."""
-    found: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    found_loose: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    dates: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    stale: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    stale_in_history = 0
-    precision: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    person_only = 0
-    negatives = [0, 0]
-    updates: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    misses: list[dict[str, Any]] = []
-    false_positives: list[dict[str, Any]] = []
-    stale_kept: list[dict[str, Any]] = []
+    tally = _Tally(max_list)
     for case, records in zip(cases, results, strict=True):
+        right = tally.expected_items(case, records)
+        right &= tally.stale_values(case, records)
+        tally.current_records(case, records)
+        tally.case_outcome(case, records, right)
+    return tally.report()
+
+
+def _counter(width: int) -> defaultdict[str, list[int]]:
+    return defaultdict(lambda: [0] * width)
+
+
+@dataclass
+class _Tally:
+    """The counts :func:`score_cases` adds up, one stage of a case at a time."""
+
+    max_list: int
+    found: defaultdict[str, list[int]] = field(default_factory=lambda: _counter(2))
+    found_loose: defaultdict[str, list[int]] = field(default_factory=lambda: _counter(2))
+    dates: defaultdict[str, list[int]] = field(default_factory=lambda: _counter(3))
+    stale: defaultdict[str, list[int]] = field(default_factory=lambda: _counter(2))
+    stale_in_history: int = 0
+    precision: defaultdict[str, list[int]] = field(default_factory=lambda: _counter(2))
+    person_only: int = 0
+    negatives: list[int] = field(default_factory=lambda: [0, 0])
+    updates: defaultdict[str, list[int]] = field(default_factory=lambda: _counter(2))
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    false_positives: list[dict[str, Any]] = field(default_factory=list)
+    stale_kept: list[dict[str, Any]] = field(default_factory=list)
+
+    def expected_items(self, case: dict[str, Any], records: Sequence[Extracted]) -> bool:
+        """Count each expected item found (strict and loose) and its date; True if all were."""
         right = True
         selves = SELF_NAMES | {
             t["speaker"].lower() for t in case["turns"] if t["role"] == "user" and t.get("speaker")
@@ -297,18 +320,17 @@ def score_cases(
         groups = ["all", f"kind:{case['kind']}", f"lang:{case['lang']}"]
         if case.get("shape"):
             groups.append(f"shape:{case['shape']}")
-        sets = ["all", f"set:{case['set']}"] if case.get("set") else ["all"]
         for item in case["expect"]:
             ok, why, _ = judge(item, records, selves, strict=True)
             loose_ok = judge(item, records, selves, strict=False)[0]
             right &= ok
             for g in [*groups, f"type:{item['type']}"]:
-                found[g][0] += ok
-                found[g][1] += 1
-                found_loose[g][0] += loose_ok
-                found_loose[g][1] += 1
-            if not ok and len(misses) < max_list:
-                misses.append(
+                self.found[g][0] += ok
+                self.found[g][1] += 1
+                self.found_loose[g][0] += loose_ok
+                self.found_loose[g][1] += 1
+            if not ok and len(self.misses) < self.max_list:
+                self.misses.append(
                     {
                         "id": case["id"],
                         "kind": case["kind"],
@@ -322,9 +344,14 @@ def score_cases(
             if item.get("date"):
                 words_ok = ok or why.startswith("words found")
                 for g in ("all dated items", f"kind:{case['kind']}"):
-                    dates[g][0] += ok
-                    dates[g][1] += words_ok
-                    dates[g][2] += 1
+                    self.dates[g][0] += ok
+                    self.dates[g][1] += words_ok
+                    self.dates[g][2] += 1
+        return right
+
+    def stale_values(self, case: dict[str, Any], records: Sequence[Extracted]) -> bool:
+        """Count the stale values retired; True if every one was."""
+        right = True
         for old in case.get("stale", []):
             still = [
                 r
@@ -334,29 +361,33 @@ def score_cases(
                 and (not old.get("date") or old["date"] in r.days)
                 and not (old.get("not_if") and contains_all(r.strict, old["not_if"]))
             ]
-            for g in sets:
-                stale[g][1] += 1
-                stale[g][0] += not still
+            for g in _sets(case):
+                self.stale[g][1] += 1
+                self.stale[g][0] += not still
             right &= not still
             if still:
-                stale_kept.append(
+                self.stale_kept.append(
                     {"id": case["id"], "stale": old, "still_current": [r.brief() for r in still]}
                 )
             else:
-                stale_in_history += any(
+                self.stale_in_history += any(
                     not r.current and contains_all(r.strict, old["must"]) for r in records
                 )
+        return right
+
+    def current_records(self, case: dict[str, Any], records: Sequence[Extracted]) -> None:
+        """Precision proxy: each current record holds an expected item's words, or not."""
         others = {normalise(e["about"]) for e in case["expect"] if e.get("about", "user") != "user"}
         for r in records:
             if not r.current:
                 continue
             good = any(contains_all(r.strict, e["must"]) for e in case["expect"])
-            for g in sets:
-                precision[g][0] += good
-                precision[g][1] += 1
-            person_only += not good and any(o in (r.names or "") for o in others)
-            if not good and len(false_positives) < max_list:
-                false_positives.append(
+            for g in _sets(case):
+                self.precision[g][0] += good
+                self.precision[g][1] += 1
+            self.person_only += not good and any(o in (r.names or "") for o in others)
+            if not good and len(self.false_positives) < self.max_list:
+                self.false_positives.append(
                     {
                         "id": case["id"],
                         "kind": case["kind"],
@@ -365,47 +396,73 @@ def score_cases(
                         "record": r.brief(),
                     }
                 )
+
+    def case_outcome(self, case: dict[str, Any], records: Sequence[Extracted], right: bool) -> None:
+        """Update cases fully right; negative cases with any record."""
         if case["kind"] == "update":
             shape = [f"shape:{case['shape']}"] if case.get("shape") else []
-            for g in [*sets, *shape]:
-                updates[g][0] += right
-                updates[g][1] += 1
+            for g in [*_sets(case), *shape]:
+                self.updates[g][0] += right
+                self.updates[g][1] += 1
         if case["kind"] == "negative":
-            negatives[0] += any(r.current for r in records)
-            negatives[1] += 1
-    order = sorted(found, key=lambda g: (g != "all", g))
-    return {
-        "recall_strict": {
-            g: {"found": found[g][0], "total": found[g][1], "recall": _rate(*found[g])}
-            for g in order
-        },
-        "recall_loose": {g: _rate(*found_loose[g]) for g in order},
-        "precision_proxy": {
-            "matching": precision["all"][0],
-            "records": precision["all"][1],
-            "precision": _rate(*precision["all"]),
-            "unmatched_naming_an_expected_person": person_only,
-            "precision_without_those": _rate(
-                precision["all"][0], precision["all"][1] - person_only
-            ),
-        },
-        "negatives_with_a_record": {
-            "cases": negatives[0],
-            "total": negatives[1],
-            "rate": _rate(*negatives),
-        },
-        "stale_retired": {
-            "retired": stale["all"][0],
-            "total": stale["all"][1],
-            "rate": _rate(*stale["all"]),
-            "old_value_in_history": stale_in_history,
-        },
-        "update_cases_fully_right": {
-            "right": updates["all"][0],
-            "total": updates["all"][1],
-            "rate": _rate(*updates["all"]),
-        },
-        "by_group": {
+            self.negatives[0] += any(r.current for r in records)
+            self.negatives[1] += 1
+
+    def report(self) -> dict[str, Any]:
+        found, stale, updates = self.found, self.stale, self.updates
+        order = sorted(found, key=lambda g: (g != "all", g))
+        return {
+            "recall_strict": {
+                g: {"found": found[g][0], "total": found[g][1], "recall": _rate(*found[g])}
+                for g in order
+            },
+            "recall_loose": {g: _rate(*self.found_loose[g]) for g in order},
+            "precision_proxy": self._precision_proxy(),
+            "negatives_with_a_record": {
+                "cases": self.negatives[0],
+                "total": self.negatives[1],
+                "rate": _rate(*self.negatives),
+            },
+            "stale_retired": {
+                "retired": stale["all"][0],
+                "total": stale["all"][1],
+                "rate": _rate(*stale["all"]),
+                "old_value_in_history": self.stale_in_history,
+            },
+            "update_cases_fully_right": {
+                "right": updates["all"][0],
+                "total": updates["all"][1],
+                "rate": _rate(*updates["all"]),
+            },
+            "by_group": self._by_group(),
+            "date_accuracy": {
+                g: {
+                    "right_date": v[0],
+                    "words_found": v[1],
+                    "total": v[2],
+                    "accuracy": _rate(v[0], v[2]),
+                    "accuracy_when_words_found": _rate(v[0], v[1]),
+                }
+                for g, v in self.dates.items()
+            },
+            "misses": self.misses,
+            "false_positives": self.false_positives,
+            "stale_not_retired": self.stale_kept[: self.max_list],
+        }
+
+    def _precision_proxy(self) -> dict[str, Any]:
+        matching, records = self.precision["all"]
+        return {
+            "matching": matching,
+            "records": records,
+            "precision": _rate(matching, records),
+            "unmatched_naming_an_expected_person": self.person_only,
+            "precision_without_those": _rate(matching, records - self.person_only),
+        }
+
+    def _by_group(self) -> dict[str, Any]:
+        precision, stale, updates = self.precision, self.stale, self.updates
+        return {
             g: {
                 "precision": _rate(*precision[g]) if g in precision else None,
                 "stale_retired": list(stale[g]) if g in stale else None,
@@ -415,21 +472,11 @@ def score_cases(
             }
             for g in sorted(set(precision) | set(stale) | set(updates))
             if g != "all"
-        },
-        "date_accuracy": {
-            g: {
-                "right_date": v[0],
-                "words_found": v[1],
-                "total": v[2],
-                "accuracy": _rate(v[0], v[2]),
-                "accuracy_when_words_found": _rate(v[0], v[1]),
-            }
-            for g, v in dates.items()
-        },
-        "misses": misses,
-        "false_positives": false_positives,
-        "stale_not_retired": stale_kept[:max_list],
-    }
+        }
+
+
+def _sets(case: dict[str, Any]) -> list[str]:
+    return ["all", f"set:{case['set']}"] if case.get("set") else ["all"]
 
 
 def load_cases(path: str | Path) -> list[dict[str, Any]]:
@@ -438,104 +485,6 @@ def load_cases(path: str | Path) -> list[dict[str, Any]]:
 
 
 # -- report ---------------------------------------------------------------------------
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
-
-
-def markdown(report: dict[str, Any]) -> str:
-    s = report["score"]
-    t = report["timing"]
-    lines = [
-        f"# Extraction on {report['cases_file']} ({report['cases']} cases)",
-        "",
-        f"`{report['command']}` — {report['embedder']}, {report['seconds']} s, "
-        f"load average {report['load_average']['start']} -> {report['load_average']['end']}.",
-        "",
-        "## Recall of expected items",
-        "",
-        "| group | found / total | strict | loose |",
-        "|---|---|---|---|",
-    ]
-    for g, v in s["recall_strict"].items():
-        lines.append(
-            f"| {g} | {v['found']}/{v['total']} | {_pct(v['recall'])} | {_pct(s['recall_loose'][g])} |"
-        )
-    p = s["precision_proxy"]
-    n = s["negatives_with_a_record"]
-    st = s["stale_retired"]
-    u = s["update_cases_fully_right"]
-    lines += [
-        "",
-        "## Precision, negatives, updates, dates",
-        "",
-        f"- Precision proxy: {p['matching']}/{p['records']} current records hold an expected "
-        f"item's words = **{_pct(p['precision'])}** ({p['unmatched_naming_an_expected_person']} "
-        f"of the others name an expected person without its values; without them "
-        f"{_pct(p['precision_without_those'])}).",
-        f"- Negative cases with any record: {n['cases']}/{n['total']} = **{_pct(n['rate'])}**.",
-        f"- Stale values retired: {st['retired']}/{st['total']} = **{_pct(st['rate'])}** "
-        f"({st['old_value_in_history']} of them extracted, then superseded: visible with "
-        "`include_history=True`).",
-        f"- Update cases fully right (new value found, every old one retired): "
-        f"{u['right']}/{u['total']} = {_pct(u['rate'])}.",
-    ]
-    by_group = s.get("by_group") or {}
-    if by_group:
-        lines += [
-            "",
-            "| set / shape | precision | stale retired | updates fully right |",
-            "|---|---|---|---|",
-        ]
-        for g, v in by_group.items():
-            st_g, up_g = v["stale_retired"], v["updates_fully_right"]
-            lines.append(
-                f"| {g} | {_pct(v['precision'])} | "
-                + (f"{st_g[0]}/{st_g[1]} = {_pct(v['stale_retired_rate'])}" if st_g else "–")
-                + " | "
-                + (f"{up_g[0]}/{up_g[1]} = {_pct(v['updates_fully_right_rate'])}" if up_g else "–")
-                + " |"
-            )
-        lines.append("")
-    for g, v in s["date_accuracy"].items():
-        lines.append(
-            f"- Date accuracy ({g}): {v['right_date']}/{v['total']} = **{_pct(v['accuracy'])}**; "
-            f"when the words were found {_pct(v['accuracy_when_words_found'])}."
-        )
-    lines += [
-        "",
-        "## Cost",
-        "",
-        f"- `extract` (sentence split, speech acts, clause rules, dates): "
-        f"**{t['extract_cpu_ms_per_user_turn']} ms CPU** per user turn "
-        f"({t['extract_ms_per_user_turn']} ms wall on this shared machine).",
-        f"- The whole semantic step of `remember` (extraction, store lookups, reconciliation, "
-        f"retirement): **{t['semantic_step_cpu_ms_per_turn']} ms CPU** per turn "
-        f"({t['semantic_step_ms_per_turn']} ms wall).",
-        f"- `remember` itself (embedding, screening, writing): {t['remember_ms_per_turn']} ms per "
-        f"turn; extracted records written: {t['records_per_user_turn']} per user turn.",
-        "",
-        f"## Misses (first {len(s['misses'])})",
-        "",
-    ]
-    for m in s["misses"]:
-        got = "; ".join(r["text"] for r in m["records"]) or "nothing"
-        lines.append(
-            f"- `{m['id']}` {m['expect']['type']} {m['expect']['must']} about "
-            f"{m['expect'].get('about')}: {m['why']}. Turns: {' / '.join(m['turns'])} -> {got}"
-        )
-    lines += ["", f"## False positives (first {len(s['false_positives'])})", ""]
-    for f in s["false_positives"]:
-        lines.append(f"- `{f['id']}` {' / '.join(f['turns'])} -> {f['record']['text']}")
-    if s["stale_not_retired"]:
-        lines += ["", "## Stale values still current", ""]
-        for x in s["stale_not_retired"]:
-            lines.append(
-                f"- `{x['id']}` {x['stale']['must']}: "
-                + "; ".join(r["text"] for r in x["still_current"])
-            )
-    return "\n".join(lines) + "\n"
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file",
@@ -572,14 +521,36 @@ def _loadavg() -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Score the cases, print the summary, write ``<name>.json`` and ``<name>.md``; 0 on success."""
-    from prism_memory.embeddings import FakeEmbedder, FastEmbedEmbedder
-    from prism_memory.memory import Memory
-
     files = [args.file] if isinstance(args.file, str) else list(args.file)
     missing = [f for f in files if not os.path.isfile(f)]
     if missing:
         print(f"error: no such file: {', '.join(missing)} (give JSONL case files)")
         return 2
+    cases = _select(args, _load_all(files))
+    embedder = _warm_up(args)
+    load_start = _loadavg()
+    started = time.perf_counter()
+    results, timers, remember_seconds = _run_cases(args, cases, embedder)
+    elapsed = time.perf_counter() - started
+    timing = _timing(cases, results, *timers, remember_seconds)
+    score = score_cases(cases, results, max_list=args.max_list)
+    report = {
+        "command": "prism bench extraction " + " ".join(os.path.basename(f) for f in files),
+        "cases_file": " + ".join(os.path.basename(f) for f in files),
+        "cases": len(cases),
+        "embedder": getattr(embedder, "name", type(embedder).__name__),
+        "store": "in memory" if args.in_memory else "embedded, a temporary directory per case",
+        "seconds": round(elapsed, 1),
+        "load_average": {"start": load_start, "end": _loadavg()},
+        "timing": timing,
+        "score": score,
+    }
+    _write(args, report)
+    return 0
+
+
+def _load_all(files: list[str]) -> list[dict[str, Any]]:
+    """Every case of every file; with several files each case names its set (the file stem)."""
     cases = []
     for f in files:
         loaded = load_cases(f)
@@ -587,25 +558,43 @@ def run(args: argparse.Namespace) -> int:
             for case in loaded:
                 case["set"] = Path(f).stem
         cases += loaded
+    return cases
+
+
+def _select(args: argparse.Namespace, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if args.only:
         keep = set(args.only.split(","))
         cases = [c for c in cases if c["id"] in keep]
     if args.limit:
         cases = cases[: args.limit]
+    return cases
+
+
+def _warm_up(args: argparse.Namespace) -> Any:
+    """The embedder, warmed up with the extractor: one-time start-up (dateparser's language
+    data, regex compilation) stays out of the timings."""
+    from prism_memory.embeddings import FakeEmbedder, FastEmbedEmbedder
+
     embedder: Any = FakeEmbedder() if args.fake_embedder else FastEmbedEmbedder()
     embedder.embed_documents(["warm up the model"])
     from prism_memory.extraction.rules import extract
 
-    # one-time start-up (dateparser's language data, regex compilation) stays out of the timings
     extract(
         "Next Friday I fly to Rome, I love it. 下周三我要去上海。",
         event_time=datetime.now().astimezone(),
     )
-    load_start = _loadavg()
+    return embedder
+
+
+def _run_cases(
+    args: argparse.Namespace, cases: list[dict[str, Any]], embedder: Any
+) -> tuple[list[list[Extracted]], tuple[_Timer, _Timer], float]:
+    """Each case's records, the extraction and semantic-step timers, the seconds in remember."""
+    from prism_memory.memory import Memory
+
     extract_timer, step_timer = _Timer(), _Timer()
     results: list[list[Extracted]] = []
     remember_seconds = 0.0
-    started = time.perf_counter()
     with _timed_extraction(extract_timer, step_timer):
         for case in cases:
             records, seconds = run_case(
@@ -616,37 +605,36 @@ def run(args: argparse.Namespace) -> int:
             )
             results.append(records)
             remember_seconds += seconds
-    elapsed = time.perf_counter() - started
+    return results, (extract_timer, step_timer), remember_seconds
+
+
+def _timing(
+    cases: list[dict[str, Any]],
+    results: list[list[Extracted]],
+    extract_timer: _Timer,
+    step_timer: _Timer,
+    remember_seconds: float,
+) -> dict[str, Any]:
     turns = sum(len(c["turns"]) for c in cases)
     user_turns = sum(t["role"] == "user" for c in cases for t in c["turns"])
     written = sum(1 for rs in results for r in rs)
-    score = score_cases(cases, results, max_list=args.max_list)
-    report = {
-        "command": "prism bench extraction " + " ".join(os.path.basename(f) for f in files),
-        "cases_file": " + ".join(os.path.basename(f) for f in files),
-        "cases": len(cases),
-        "embedder": getattr(embedder, "name", type(embedder).__name__),
-        "store": "in memory" if args.in_memory else "embedded, a temporary directory per case",
-        "seconds": round(elapsed, 1),
-        "load_average": {"start": load_start, "end": _loadavg()},
-        "timing": {
-            "turns": turns,
-            "user_turns": user_turns,
-            "extract_ms_per_user_turn": round(
-                1000 * extract_timer.seconds / max(1, extract_timer.calls), 3
-            ),
-            "extract_cpu_ms_per_user_turn": round(
-                1000 * extract_timer.cpu_seconds / max(1, extract_timer.calls), 3
-            ),
-            "semantic_step_ms_per_turn": round(1000 * step_timer.seconds / max(1, turns), 3),
-            "semantic_step_cpu_ms_per_turn": round(
-                1000 * step_timer.cpu_seconds / max(1, turns), 3
-            ),
-            "remember_ms_per_turn": round(1000 * remember_seconds / max(1, turns), 2),
-            "records_per_user_turn": round(written / max(1, user_turns), 2),
-        },
-        "score": score,
+    return {
+        "turns": turns,
+        "user_turns": user_turns,
+        "extract_ms_per_user_turn": round(
+            1000 * extract_timer.seconds / max(1, extract_timer.calls), 3
+        ),
+        "extract_cpu_ms_per_user_turn": round(
+            1000 * extract_timer.cpu_seconds / max(1, extract_timer.calls), 3
+        ),
+        "semantic_step_ms_per_turn": round(1000 * step_timer.seconds / max(1, turns), 3),
+        "semantic_step_cpu_ms_per_turn": round(1000 * step_timer.cpu_seconds / max(1, turns), 3),
+        "remember_ms_per_turn": round(1000 * remember_seconds / max(1, turns), 2),
+        "records_per_user_turn": round(written / max(1, user_turns), 2),
     }
+
+
+def _write(args: argparse.Namespace, report: dict[str, Any]) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(report, ensure_ascii=False, indent=1, default=str)
@@ -657,4 +645,3 @@ def run(args: argparse.Namespace) -> int:
     (out / f"{args.name}.md").write_text(md, encoding="utf-8")
     head = md.split("\n## Misses")[0]
     print(head)
-    return 0

@@ -111,43 +111,16 @@ def _dir_size(path: Path) -> int:
 
 
 def _ingest_one(path: str, embedder: _TimedEmbedder, args: argparse.Namespace) -> dict[str, Any]:
-    from prism_memory.config import LifecycleConfig, PrismConfig
-    from prism_memory.memory import Memory
-
+    """One file's sessions through ``remember`` + ``end_session`` into a fresh store, timed."""
     sessions = load_sessions(path)
     if args.max_sessions:
         sessions = sessions[: args.max_sessions]
-    config = PrismConfig(
-        lifecycle=LifecycleConfig(consolidate_on_session_end=not args.no_consolidate)
-    )
     user = "locomo-" + Path(path).stem
     with tempfile.TemporaryDirectory(prefix="prism-ingest-") as tmp:
         store_path = Path(tmp) / "store"
-        kwargs: dict[str, Any] = (
-            {"path": store_path} if args.engine == "edge" else {"location": ":memory:"}
-        )
-        m = Memory(
-            embedder=embedder,
-            config=config,
-            background=not getattr(args, "foreground", False),
-            **kwargs,
-        )
+        m = _open_store(args, embedder, store_path)
         embed_before, texts_before = embedder.seconds, embedder.texts
-        turns = 0
-        elapsed = cpu = alone = 0.0
-        for session_id, when, messages in sessions:
-            cpu_start, start = time.process_time(), time.perf_counter()
-            m.remember(messages, user_id=user, session_id=session_id, event_time=when)
-            m.end_session(user_id=user, session_id=session_id)
-            if m._worker is not None:  # the session's background work is part of its time
-                m._worker.join()
-            elapsed += time.perf_counter() - start
-            cpu += time.process_time() - cpu_start
-            turns += len(messages)
-            # the model alone on the same texts, right after: both see the same machine load
-            start = time.perf_counter()
-            embedder.inner.embed_documents([f"{t['name']}: {t['content']}" for t in messages])
-            alone += time.perf_counter() - start
+        turns, elapsed, cpu, alone = _remember_sessions(m, sessions, user, embedder)
         cpu_start, start = time.process_time(), time.perf_counter()
         m.flush()
         elapsed += time.perf_counter() - start
@@ -155,14 +128,15 @@ def _ingest_one(path: str, embedder: _TimedEmbedder, args: argparse.Namespace) -
         stats = m.stats(user_id=user)
         size = _dir_size(store_path) if args.engine == "edge" else 0
         m.close()
+    embed_seconds = embedder.seconds - embed_before
     return {
         "file": os.path.basename(path),
         "sessions": len(sessions),
         "turns": turns,
         "seconds": round(elapsed, 3),
         "turns_per_s": round(turns / elapsed, 1) if elapsed else 0.0,
-        "embed_seconds": round(embedder.seconds - embed_before, 3),
-        "write_path_seconds": round(elapsed - (embedder.seconds - embed_before), 3),
+        "embed_seconds": round(embed_seconds, 3),
+        "write_path_seconds": round(elapsed - embed_seconds, 3),
         "cpu_seconds": round(cpu, 3),
         "embedded_texts": embedder.texts - texts_before,
         "embedder_alone_seconds": round(alone, 3),
@@ -173,6 +147,46 @@ def _ingest_one(path: str, embedder: _TimedEmbedder, args: argparse.Namespace) -
         "status": stats["status"],
         "storage_bytes": size,
     }
+
+
+def _open_store(args: argparse.Namespace, embedder: _TimedEmbedder, store_path: Path) -> Any:
+    from prism_memory.config import LifecycleConfig, PrismConfig
+    from prism_memory.memory import Memory
+
+    config = PrismConfig(
+        lifecycle=LifecycleConfig(consolidate_on_session_end=not args.no_consolidate)
+    )
+    kwargs: dict[str, Any] = (
+        {"path": store_path} if args.engine == "edge" else {"location": ":memory:"}
+    )
+    return Memory(
+        embedder=embedder,
+        config=config,
+        background=not getattr(args, "foreground", False),
+        **kwargs,
+    )
+
+
+def _remember_sessions(
+    m: Any, sessions: list[Any], user: str, embedder: _TimedEmbedder
+) -> tuple[int, float, float, float]:
+    """(turns, wall s, CPU s, the model alone's s) over every session."""
+    turns = 0
+    elapsed = cpu = alone = 0.0
+    for session_id, when, messages in sessions:
+        cpu_start, start = time.process_time(), time.perf_counter()
+        m.remember(messages, user_id=user, session_id=session_id, event_time=when)
+        m.end_session(user_id=user, session_id=session_id)
+        if m._worker is not None:  # the session's background work is part of its time
+            m._worker.join()
+        elapsed += time.perf_counter() - start
+        cpu += time.process_time() - cpu_start
+        turns += len(messages)
+        # the model alone on the same texts, right after: both see the same machine load
+        start = time.perf_counter()
+        embedder.inner.embed_documents([f"{t['name']}: {t['content']}" for t in messages])
+        alone += time.perf_counter() - start
+    return turns, elapsed, cpu, alone
 
 
 def _loadavg() -> list[float] | None:
@@ -267,13 +281,7 @@ def run(args: argparse.Namespace) -> int:
         for msg in messages
     ]
     alone = _embed_all_at_once(inner, texts)
-    alone_seconds = sum(r["embedder_alone_seconds"] for r in runs)
     load_after = _loadavg()
-    turns = sum(r["turns"] for r in runs)
-    seconds = sum(r["seconds"] for r in runs)
-    embed_seconds = sum(r["embed_seconds"] for r in runs)
-    embedded = sum(r["embedded_texts"] for r in runs)
-    rest = max(seconds - embed_seconds, 1e-9)
     consolidation = (
         "off"
         if args.no_consolidate
@@ -288,25 +296,41 @@ def run(args: argparse.Namespace) -> int:
         "consolidation": consolidation,
         "load_average": {"start": load_before, "end": load_after},
         "runs": runs,
-        "total": {
-            "turns": turns,
-            "seconds": round(seconds, 3),
-            "turns_per_s": round(turns / seconds, 1) if seconds else 0.0,
-            "embed_seconds": round(embed_seconds, 3),
-            "embedded_texts": embedded,
-            "embed_texts_per_s": round(embedded / embed_seconds, 1) if embed_seconds else 0.0,
-            "write_path_seconds": round(seconds - embed_seconds, 3),
-            "write_path_ms_per_turn": round(1000 * (seconds - embed_seconds) / turns, 2)
-            if turns
-            else 0.0,
-            "write_path_only_turns_per_s": round(turns / rest, 1),
-            "cpu_seconds": round(sum(r["cpu_seconds"] for r in runs), 3),
-            "embedder_alone_seconds": round(alone_seconds, 3),
-            "embedder_alone_turns_per_s": round(turns / alone_seconds, 1) if alone_seconds else 0.0,
-            "share_of_model_alone": round(alone_seconds / seconds, 3) if seconds else 0.0,
-        },
+        "total": _total(runs),
         "embedder_alone": alone,
     }
+    _write(args, result)
+    return 0
+
+
+def _total(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The runs added up: throughput, the model's share and the write path's own cost."""
+    alone_seconds = sum(r["embedder_alone_seconds"] for r in runs)
+    turns = sum(r["turns"] for r in runs)
+    seconds = sum(r["seconds"] for r in runs)
+    embed_seconds = sum(r["embed_seconds"] for r in runs)
+    embedded = sum(r["embedded_texts"] for r in runs)
+    rest = max(seconds - embed_seconds, 1e-9)
+    return {
+        "turns": turns,
+        "seconds": round(seconds, 3),
+        "turns_per_s": round(turns / seconds, 1) if seconds else 0.0,
+        "embed_seconds": round(embed_seconds, 3),
+        "embedded_texts": embedded,
+        "embed_texts_per_s": round(embedded / embed_seconds, 1) if embed_seconds else 0.0,
+        "write_path_seconds": round(seconds - embed_seconds, 3),
+        "write_path_ms_per_turn": round(1000 * (seconds - embed_seconds) / turns, 2)
+        if turns
+        else 0.0,
+        "write_path_only_turns_per_s": round(turns / rest, 1),
+        "cpu_seconds": round(sum(r["cpu_seconds"] for r in runs), 3),
+        "embedder_alone_seconds": round(alone_seconds, 3),
+        "embedder_alone_turns_per_s": round(turns / alone_seconds, 1) if alone_seconds else 0.0,
+        "share_of_model_alone": round(alone_seconds / seconds, 3) if seconds else 0.0,
+    }
+
+
+def _write(args: argparse.Namespace, result: dict[str, Any]) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(result, indent=2)
@@ -315,4 +339,3 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
     print(_markdown(result))
-    return 0

@@ -308,112 +308,142 @@ def evaluate(
             ctx = m.recall(q.text, user_id=user_id, budget_tokens=b, config=cfg)
             if i == 0:
                 row["latency_ms"] = (time.perf_counter() - t0) * 1000
-            row["prism"][str(b)] = _recall(covered_turns(ctx.records, conv.turn_text), q.evidence)
-            row["strict"][str(b)] = _recall(
-                covered_turns_shown(ctx.items, conv.turn_text), q.evidence
-            )
-            row.setdefault("answer", {})[str(b)] = answer_recall(ctx.text, q.answer)
-            row["tokens"][str(b)] = ctx.tokens
-            if b == max(budgets):
-                ranked = sorted(ctx.items, key=lambda it: -it.score)
-                row["at_k"] = {
-                    str(k): _recall(
-                        covered_turns([it.record for it in ranked[:k]], conv.turn_text), q.evidence
-                    )
-                    for k in KS
-                }
-            if b == 1000:
-                routes: dict[str, set[str]] = defaultdict(set)
-                by_id = {r.id: r for r in ctx.records}
-                for c in ctx.trace.candidates:
-                    rec = by_id.get(c.id)
-                    if rec is None:
-                        continue
-                    for route in c.routes:
-                        routes[route] |= covered_turns([rec], conv.turn_text)
-                row["routes"] = {k: _recall(v, q.evidence) for k, v in routes.items()}
+            _measure_context(row, ctx, conv, q, b, max(budgets))
         if baselines:
-            ranks = baseline_rankings(m, user_id, q.text)
-            row["baselines"] = {
-                name: {
-                    **{
-                        str(b): _recall(
-                            covered_turns(pack_lines(recs, b), conv.turn_text), q.evidence
-                        )
-                        for b in budgets
-                    },
-                    **{
-                        f"answer{b}": answer_recall(
-                            "\n".join(_baseline_line(r) for r in pack_lines(recs, b)), q.answer
-                        )
-                        for b in budgets
-                    },
-                    **{
-                        f"k{k}": _recall(covered_turns(recs[:k], conv.turn_text), q.evidence)
-                        for k in KS
-                    },
-                }
-                for name, recs in ranks.items()
-            }
+            row["baselines"] = _baseline_row(m, user_id, conv, q, budgets)
         rows.append(row)
     return {"rows": rows}
 
 
+def _measure_context(
+    row: dict[str, Any], ctx: Any, conv: Conversation, q: Any, b: int, largest: int
+) -> None:
+    """One recall's figures at budget ``b`` (recall at k on the largest, routes at 1000)."""
+    row["prism"][str(b)] = _recall(covered_turns(ctx.records, conv.turn_text), q.evidence)
+    row["strict"][str(b)] = _recall(covered_turns_shown(ctx.items, conv.turn_text), q.evidence)
+    row.setdefault("answer", {})[str(b)] = answer_recall(ctx.text, q.answer)
+    row["tokens"][str(b)] = ctx.tokens
+    if b == largest:
+        ranked = sorted(ctx.items, key=lambda it: -it.score)
+        row["at_k"] = {
+            str(k): _recall(
+                covered_turns([it.record for it in ranked[:k]], conv.turn_text), q.evidence
+            )
+            for k in KS
+        }
+    if b == 1000:
+        row["routes"] = _route_recall(ctx, conv, q)
+
+
+def _route_recall(ctx: Any, conv: Conversation, q: Any) -> dict[str, float]:
+    """Evidence covered by the context records each route found."""
+    routes: dict[str, set[str]] = defaultdict(set)
+    by_id = {r.id: r for r in ctx.records}
+    for c in ctx.trace.candidates:
+        rec = by_id.get(c.id)
+        if rec is None:
+            continue
+        for route in c.routes:
+            routes[route] |= covered_turns([rec], conv.turn_text)
+    return {k: _recall(v, q.evidence) for k, v in routes.items()}
+
+
+def _baseline_row(
+    m: Any, user_id: str, conv: Conversation, q: Any, budgets: Sequence[int]
+) -> dict[str, Any]:
+    ranks = baseline_rankings(m, user_id, q.text)
+    return {
+        name: {
+            **{
+                str(b): _recall(covered_turns(pack_lines(recs, b), conv.turn_text), q.evidence)
+                for b in budgets
+            },
+            **{
+                f"answer{b}": answer_recall(
+                    "\n".join(_baseline_line(r) for r in pack_lines(recs, b)), q.answer
+                )
+                for b in budgets
+            },
+            **{f"k{k}": _recall(covered_turns(recs[:k], conv.turn_text), q.evidence) for k in KS},
+        }
+        for name, recs in ranks.items()
+    }
+
+
+def _mean(xs: Iterable[float]) -> float:
+    xs = list(xs)
+    return round(statistics.fmean(xs), 4) if xs else 0.0
+
+
 def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> dict[str, Any]:
     """Aggregate per-question rows into the report's numbers."""
-
-    def mean(xs: Iterable[float]) -> float:
-        xs = list(xs)
-        return round(statistics.fmean(xs), 4) if xs else 0.0
-
-    lat = [r["latency_ms"] for r in rows if "latency_ms" in r]
     out: dict[str, Any] = {
         "questions": len(rows),
-        "prism": {
-            "recall_at_budget": {str(b): mean(r["prism"][str(b)] for r in rows) for b in budgets},
-            "recall_at_budget_strict": {
-                str(b): mean(r["strict"][str(b)] for r in rows) for b in budgets
-            },
-            "answer_recall_at_budget": {
-                str(b): mean(r["answer"][str(b)] for r in rows) for b in budgets
-            },
-            "mean_tokens": {str(b): mean(r["tokens"][str(b)] for r in rows) for b in budgets},
-            "recall_at_k": {
-                str(k): mean(r["at_k"][str(k)] for r in rows if "at_k" in r) for k in KS
-            },
-            "latency_ms": {"p50": round(_pct(lat, 0.5), 2), "p95": round(_pct(lat, 0.95), 2)},
-        },
+        "prism": _prism_summary(rows, budgets),
         "per_category": {},
         "per_route": {},
     }
     if rows and "baselines" in rows[0]:
         out["baselines"] = {
-            name: {
-                "recall_at_budget": {
-                    str(b): mean(r["baselines"][name][str(b)] for r in rows) for b in budgets
-                },
-                "answer_recall_at_budget": {
-                    str(b): mean(r["baselines"][name][f"answer{b}"] for r in rows) for b in budgets
-                },
-                "recall_at_k": {
-                    str(k): mean(r["baselines"][name][f"k{k}"] for r in rows) for k in KS
-                },
-            }
-            for name in ("dense", "bm25", "rrf")
+            name: _baseline_summary(rows, name, budgets) for name in ("dense", "bm25", "rrf")
         }
     for cat in sorted({r["category"] for r in rows}):
-        sub = [r for r in rows if r["category"] == cat]
-        entry: dict[str, Any] = {
-            "questions": len(sub),
-            "prism": {str(b): mean(r["prism"][str(b)] for r in sub) for b in budgets},
-        }
-        if "baselines" in sub[0]:
-            for name in ("dense", "bm25", "rrf"):
-                entry[name] = {
-                    str(b): mean(r["baselines"][name][str(b)] for r in sub) for b in budgets
-                }
-        out["per_category"][str(cat)] = entry
-    out["per_evidence_length"] = {}
+        out["per_category"][str(cat)] = _category(
+            [r for r in rows if r["category"] == cat], budgets
+        )
+    out["per_evidence_length"] = _per_evidence_length(rows, budgets)
+    for name in sorted({k for r in rows for k in r.get("routes", {})}):
+        out["per_route"][name] = _route_summary(rows, name)
+    return out
+
+
+def _prism_summary(rows: list[dict[str, Any]], budgets: Sequence[int]) -> dict[str, Any]:
+    lat = [r["latency_ms"] for r in rows if "latency_ms" in r]
+    return {
+        "recall_at_budget": {str(b): _mean(r["prism"][str(b)] for r in rows) for b in budgets},
+        "recall_at_budget_strict": {
+            str(b): _mean(r["strict"][str(b)] for r in rows) for b in budgets
+        },
+        "answer_recall_at_budget": {
+            str(b): _mean(r["answer"][str(b)] for r in rows) for b in budgets
+        },
+        "mean_tokens": {str(b): _mean(r["tokens"][str(b)] for r in rows) for b in budgets},
+        "recall_at_k": {str(k): _mean(r["at_k"][str(k)] for r in rows if "at_k" in r) for k in KS},
+        "latency_ms": {"p50": round(_pct(lat, 0.5), 2), "p95": round(_pct(lat, 0.95), 2)},
+    }
+
+
+def _baseline_summary(
+    rows: list[dict[str, Any]], name: str, budgets: Sequence[int]
+) -> dict[str, Any]:
+    return {
+        "recall_at_budget": {
+            str(b): _mean(r["baselines"][name][str(b)] for r in rows) for b in budgets
+        },
+        "answer_recall_at_budget": {
+            str(b): _mean(r["baselines"][name][f"answer{b}"] for r in rows) for b in budgets
+        },
+        "recall_at_k": {str(k): _mean(r["baselines"][name][f"k{k}"] for r in rows) for k in KS},
+    }
+
+
+def _category(sub: list[dict[str, Any]], budgets: Sequence[int]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "questions": len(sub),
+        "prism": {str(b): _mean(r["prism"][str(b)] for r in sub) for b in budgets},
+    }
+    if "baselines" in sub[0]:
+        for name in ("dense", "bm25", "rrf"):
+            entry[name] = {
+                str(b): _mean(r["baselines"][name][str(b)] for r in sub) for b in budgets
+            }
+    return entry
+
+
+def _per_evidence_length(
+    rows: list[dict[str, Any]], budgets: Sequence[int]
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
     for label, long_ in (
         (f"long (>= {LONG_TURN} chars)", True),
         (f"short (< {LONG_TURN} chars)", False),
@@ -421,28 +451,29 @@ def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> d
         sub = [r for r in rows if r.get("long_evidence", False) == long_]
         if not sub:
             continue
-        entry = {
+        entry: dict[str, Any] = {
             "questions": len(sub),
-            "prism": {str(b): mean(r["prism"][str(b)] for r in sub) for b in budgets},
+            "prism": {str(b): _mean(r["prism"][str(b)] for r in sub) for b in budgets},
         }
         if "baselines" in sub[0]:
             entry["dense"] = {
-                str(b): mean(r["baselines"]["dense"][str(b)] for r in sub) for b in budgets
+                str(b): _mean(r["baselines"]["dense"][str(b)] for r in sub) for b in budgets
             }
-        out["per_evidence_length"][label] = entry
-    names = sorted({k for r in rows for k in r.get("routes", {})})
-    for name in names:
-        fired = [r for r in rows if name in r.get("routes", {})]
-        out["per_route"][name] = {
-            "questions_with_hits_in_context": len(fired),
-            "evidence_recall_from_route_at_1000": mean(
-                r["routes"][name] for r in rows if name in r.get("routes", {})
-            )
-            if fired
-            else 0.0,
-            "share_of_all_evidence_at_1000": mean(r.get("routes", {}).get(name, 0.0) for r in rows),
-        }
+        out[label] = entry
     return out
+
+
+def _route_summary(rows: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    fired = [r for r in rows if name in r.get("routes", {})]
+    return {
+        "questions_with_hits_in_context": len(fired),
+        "evidence_recall_from_route_at_1000": _mean(
+            r["routes"][name] for r in rows if name in r.get("routes", {})
+        )
+        if fired
+        else 0.0,
+        "share_of_all_evidence_at_1000": _mean(r.get("routes", {}).get(name, 0.0) for r in rows),
+    }
 
 
 def _load_text(report: dict[str, Any]) -> str:
@@ -455,11 +486,22 @@ def _load_text(report: dict[str, Any]) -> str:
 def markdown(report: dict[str, Any], title: str) -> str:
     """The human-readable report (same numbers as the JSON)."""
     budgets = list(report["prism"]["recall_at_budget"])
-    p = report["prism"]
-    variants: dict[str, Any] = report.get("variants", {})
-    baselines: dict[str, Any] = report.get("baselines", {})
+    lines = _md_intro(report, title, budgets)
+    lines += _md_recall_rows(report, budgets)
+    lines += _md_targets(report, budgets)
+    lines += _md_answer_words(report, budgets)
+    lines += _md_per_category(report, budgets)
+    lines += _md_per_length(report, budgets)
+    lines += _md_per_route(report)
+    return "\n".join(lines) + "\n"
+
+
+_BASELINE_LABELS = {"dense": "dense top-k", "bm25": "BM25 top-k", "rrf": "RRF(dense, BM25)"}
+
+
+def _md_intro(report: dict[str, Any], title: str, budgets: list[str]) -> list[str]:
     head = " | ".join(f"@{b}" for b in budgets)
-    lines = [
+    return [
         f"# {title}",
         "",
         f"Command: `{report['command']}`",
@@ -475,22 +517,32 @@ def markdown(report: dict[str, Any], title: str) -> str:
         "|---|" + "---|" * (len(budgets) + 2),
     ]
 
-    def row(label: str, v: dict[str, Any], bold: bool = False) -> str:
-        cells = [f"{v['recall_at_budget'][b]:.3f}" for b in budgets]
-        if bold:
-            cells = [f"**{c}**" for c in cells]
-        k = v.get("recall_at_k", {})
-        return (
-            f"| {label} | " + " | ".join(cells) + f" | {k.get('5', 0):.3f} | {k.get('10', 0):.3f} |"
-        )
 
-    lines.append(row("**PRISM recall (default config)**", p, bold=True))
+def _md_recall_row(label: str, v: dict[str, Any], budgets: list[str], bold: bool = False) -> str:
+    cells = [f"{v['recall_at_budget'][b]:.3f}" for b in budgets]
+    if bold:
+        cells = [f"**{c}**" for c in cells]
+    k = v.get("recall_at_k", {})
+    return f"| {label} | " + " | ".join(cells) + f" | {k.get('5', 0):.3f} | {k.get('10', 0):.3f} |"
+
+
+def _md_recall_rows(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    variants: dict[str, Any] = report.get("variants", {})
+    baselines: dict[str, Any] = report.get("baselines", {})
+    lines = [_md_recall_row("**PRISM recall (default config)**", report["prism"], budgets, True)]
     for vname, v in variants.items():
-        lines.append(row(f"PRISM, {vname} context (`{json.dumps(v['knobs'])}`)", v))
-    labels = {"dense": "dense top-k", "bm25": "BM25 top-k", "rrf": "RRF(dense, BM25)"}
-    for name, label in labels.items():
+        lines.append(
+            _md_recall_row(f"PRISM, {vname} context (`{json.dumps(v['knobs'])}`)", v, budgets)
+        )
+    for name, label in _BASELINE_LABELS.items():
         if name in baselines:
-            lines.append(row(label, baselines[name]))
+            lines.append(_md_recall_row(label, baselines[name], budgets))
+    return lines
+
+
+def _md_targets(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    p = report["prism"]
+    baselines: dict[str, Any] = report.get("baselines", {})
     r = p["recall_at_budget"]
     above = all(
         r[b] > baselines[n]["recall_at_budget"][b]
@@ -502,20 +554,26 @@ def markdown(report: dict[str, Any], title: str) -> str:
     def mark(ok: bool) -> str:
         return "met" if ok else "**missed**"
 
-    lines += [
+    return [
         "",
         "Targets (issue, default config): "
         f"@500 >= 0.68: {r.get('500', 0):.3f} {mark(r.get('500', 0) >= 0.68)}; "
         f"@1000 >= 0.78: {r.get('1000', 0):.3f} {mark(r.get('1000', 0) >= 0.78)}; "
         f"above dense and RRF at every budget: {mark(above)}.",
-    ]
-    lines += [
         "",
         "PRISM mean context tokens: "
         + ", ".join(f"@{b}: {p['mean_tokens'][b]:.0f}" for b in budgets),
         "",
         f"PRISM recall latency (first call per question, query embedding included, this "
         f"shared machine): p50 {p['latency_ms']['p50']} ms, p95 {p['latency_ms']['p95']} ms",
+    ]
+
+
+def _md_answer_words(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    p = report["prism"]
+    variants: dict[str, Any] = report.get("variants", {})
+    baselines: dict[str, Any] = report.get("baselines", {})
+    lines = [
         "",
         "## Does the shown text still carry the answer?",
         "",
@@ -539,7 +597,7 @@ def markdown(report: dict[str, Any], title: str) -> str:
             + " | ".join(f"{v['recall_at_budget_strict'][b]:.3f}" for b in budgets)
             + " |"
         )
-    for name, label in labels.items():
+    for name, label in _BASELINE_LABELS.items():
         if name in baselines:
             lines.append(
                 f"| {label} | "
@@ -548,7 +606,11 @@ def markdown(report: dict[str, Any], title: str) -> str:
                 )
                 + " |" * (len(budgets) + 1)
             )
-    lines += [
+    return lines
+
+
+def _md_per_category(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    lines = [
         "",
         "## Per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)",
         "",
@@ -563,7 +625,11 @@ def markdown(report: dict[str, Any], title: str) -> str:
             + " | ".join(f"{e['prism'][b]:.3f}" for b in budgets)
             + f" | {e.get('rrf', {}).get('1000', 0):.3f} | {e.get('dense', {}).get('1000', 0):.3f} |"
         )
-    lines += [
+    return lines
+
+
+def _md_per_length(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    lines = [
         "",
         f"## Per evidence length (a question is long when an evidence turn has {LONG_TURN}+ "
         "characters)",
@@ -579,7 +645,11 @@ def markdown(report: dict[str, Any], title: str) -> str:
             + " | ".join(f"{e['prism'][b]:.3f}" for b in budgets)
             + f" | {e.get('dense', {}).get('1000', 0):.3f} |"
         )
-    lines += [
+    return lines
+
+
+def _md_per_route(report: dict[str, Any]) -> list[str]:
+    lines = [
         "",
         "## Per route (PRISM @1000: evidence covered by context records each route found)",
         "",
@@ -592,7 +662,7 @@ def markdown(report: dict[str, Any], title: str) -> str:
             f"{e['evidence_recall_from_route_at_1000']:.3f} | "
             f"{e['share_of_all_evidence_at_1000']:.3f} |"
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -305,80 +305,91 @@ def evaluate_question(
 
 def summarise(rows: list[dict[str, Any]], budgets: Sequence[int] = BUDGETS) -> dict[str, Any]:
     """Means overall, per type and per evidence length; latency percentiles over all calls."""
-
-    def means(sub: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "questions": len(sub),
-            **{
-                system: {
-                    str(b): round(statistics.fmean(r[system][str(b)] for r in sub), 4)
-                    for b in budgets
-                }
-                for system in ("prism", "dense", "prism_answer", "dense_answer")
-            },
-            **{
-                system: {
-                    str(b): round(statistics.fmean(r[system][str(b)] for r in sub), 4)
-                    for b in budgets
-                }
-                for system in ("prism_strict",)
-                if all(system in r for r in sub)
-            },
-            **{
-                system: {
-                    str(b): round(statistics.fmean(vals), 4)
-                    for b in budgets
-                    if (vals := [r[system][str(b)] for r in sub if r[system][str(b)] is not None])
-                }
-                for system in ("prism_string", "dense_string")
-                if all(system in r for r in sub)
-            },
-            "short_answers": sum(
-                1 for r in sub if r.get("prism_string", {}).get(str(budgets[0])) is not None
-            ),
-        }
-
-    lat = [x for r in rows for x in r["latency_ms"]]
     out: dict[str, Any] = {
-        "overall": means(rows),
+        "overall": _means(rows, budgets),
         "mean_context_tokens": {
             str(b): round(statistics.fmean(r["tokens"][str(b)] for r in rows if "tokens" in r), 1)
             for b in budgets
             if any("tokens" in r for r in rows)
         },
         "per_type": {
-            t: means([r for r in rows if r["type"] == t]) for t in sorted({r["type"] for r in rows})
+            t: _means([r for r in rows if r["type"] == t], budgets)
+            for t in sorted({r["type"] for r in rows})
         },
         "per_evidence_length": {
-            label: means(sub)
+            label: _means(sub, budgets)
             for label, sub in (
                 (f"long (>= {LONG_TURN} chars)", [r for r in rows if r["long_evidence"]]),
                 (f"short (< {LONG_TURN} chars)", [r for r in rows if not r["long_evidence"]]),
             )
             if sub
         },
-        "recall_latency_ms": {
-            "calls": len(lat),
-            "p50": round(_pct(lat, 0.5), 1),
-            "p95": round(_pct(lat, 0.95), 1),
+        "recall_latency_ms": _latency(rows),
+    }
+    out.update(_stages(rows))
+    return out
+
+
+def _means(sub: list[dict[str, Any]], budgets: Sequence[int]) -> dict[str, Any]:
+    """Each system's mean per budget over ``sub`` (strict and string recall when every row has
+    them; string recall over the questions with a short answer only)."""
+
+    def mean_of(system: str) -> dict[str, float]:
+        return {str(b): round(statistics.fmean(r[system][str(b)] for r in sub), 4) for b in budgets}
+
+    return {
+        "questions": len(sub),
+        **{
+            system: mean_of(system) for system in ("prism", "dense", "prism_answer", "dense_answer")
         },
+        **{
+            system: mean_of(system) for system in ("prism_strict",) if all(system in r for r in sub)
+        },
+        **{
+            system: {
+                str(b): round(statistics.fmean(vals), 4)
+                for b in budgets
+                if (vals := [r[system][str(b)] for r in sub if r[system][str(b)] is not None])
+            }
+            for system in ("prism_string", "dense_string")
+            if all(system in r for r in sub)
+        },
+        "short_answers": sum(
+            1 for r in sub if r.get("prism_string", {}).get(str(budgets[0])) is not None
+        ),
+    }
+
+
+def _latency(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    lat = [x for r in rows for x in r["latency_ms"]]
+    out: dict[str, Any] = {
+        "calls": len(lat),
+        "p50": round(_pct(lat, 0.5), 1),
+        "p95": round(_pct(lat, 0.95), 1),
     }
     # the first call on a store reads its pages and embeds the query; the next ones (other
     # budgets, same question) find both cached, as an agent's repeated recalls do
     first = [r["latency_ms"][0] for r in rows if r["latency_ms"]]
     later = [x for r in rows for x in r["latency_ms"][1:]]
     if first and later:
-        out["recall_latency_ms"]["first_call_p50"] = round(_pct(first, 0.5), 1)
-        out["recall_latency_ms"]["later_calls_p50"] = round(_pct(later, 0.5), 1)
+        out["first_call_p50"] = round(_pct(first, 0.5), 1)
+        out["later_calls_p50"] = round(_pct(later, 0.5), 1)
+    return out
+
+
+def _stages(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recall's stages, p50 over all calls, and the query embedding of the first calls."""
     stages = [st for r in rows for st in r.get("stage_ms", [])]
-    if stages:
-        out["recall_stage_p50_ms"] = {
+    if not stages:
+        return {}
+    firsts = [r["stage_ms"][0] for r in rows if r.get("stage_ms")]
+    return {
+        "recall_stage_p50_ms": {
             k: round(_pct([st.get(k, 0.0) for st in stages], 0.5), 1)
             for k in ("embed", "retrieve", "construct")
-        }
-        firsts = [r["stage_ms"][0] for r in rows if r.get("stage_ms")]
-        out["recall_query_embedding_ms"] = round(_pct([st["embed"] for st in firsts], 0.5), 1)
-    return out
+        },
+        "recall_query_embedding_ms": round(_pct([st["embed"] for st in firsts], 0.5), 1),
+    }
 
 
 def _table(title: str, groups: dict[str, dict[str, Any]], budgets: Sequence[str]) -> list[str]:
@@ -404,10 +415,19 @@ def _table(title: str, groups: dict[str, dict[str, Any]], budgets: Sequence[str]
 def markdown(report: dict[str, Any]) -> str:
     """The human-readable report (same numbers as the JSON)."""
     budgets = list(report["overall"]["prism"])
-    lat = report["recall_latency_ms"]
+    lines = [*_md_intro(report), "", _md_latency(report), ""]
+    lines += _table("Overall", {"all": report["overall"]}, budgets)
+    lines += _md_answer_recall(report, budgets)
+    lines += _table("Per question type", report["per_type"], budgets)
+    lines += _table("Per evidence length", report["per_evidence_length"], budgets)
+    lines += _md_per_question(report, budgets)
+    return "\n".join(lines) + "\n"
+
+
+def _md_intro(report: dict[str, Any]) -> list[str]:
     ing = report["ingest"]
     o = report["overall"]
-    lines = [
+    return [
         "# LongMemEval_S evidence recall",
         "",
         f"Command: `{report['command']}`",
@@ -432,7 +452,12 @@ def markdown(report: dict[str, Any]) -> str:
             if ing["turns"]
             else "Ingest: not measured (the stores of an earlier run were evaluated as kept)."
         ),
-        "",
+    ]
+
+
+def _md_latency(report: dict[str, Any]) -> str:
+    lat = report["recall_latency_ms"]
+    return (
         f"Recall latency over {lat['calls']} calls (cache off, query embedding included): "
         f"p50 **{lat['p50']} ms**, p95 **{lat['p95']} ms**."
         + (
@@ -448,10 +473,13 @@ def markdown(report: dict[str, Any]) -> str:
             + "."
             if "recall_stage_p50_ms" in report
             else ""
-        ),
-        "",
-    ]
-    lines += _table("Overall", {"all": o}, budgets)
+        )
+    )
+
+
+def _md_answer_recall(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    o = report["overall"]
+    lines: list[str] = []
     lines += [
         "Answer-word recall (share of the gold answer's words, 3+ letters or digits, no "
         "stopwords, present in the context text; a passage covers its turn for evidence recall "
@@ -491,8 +519,11 @@ def markdown(report: dict[str, Any]) -> str:
             "room unspent).",
             "",
         ]
-    lines += _table("Per question type", report["per_type"], budgets)
-    lines += _table("Per evidence length", report["per_evidence_length"], budgets)
+    return lines
+
+
+def _md_per_question(report: dict[str, Any], budgets: list[str]) -> list[str]:
+    lines: list[str] = []
     lines += [
         "## Per question",
         "",
@@ -512,7 +543,7 @@ def markdown(report: dict[str, Any]) -> str:
             + " | ".join(cells)
             + " |"
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -533,9 +564,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     """Ingest and evaluate every question; write ``<name>.md`` and ``<name>.json``."""
     from prism_memory.embeddings import FastEmbedEmbedder
-    from prism_memory.memory import Memory
-
-    from .scale import TimedEmbedder
 
     questions = load_questions(args.files)
     load_start = round(os.getloadavg()[0], 2)
@@ -545,30 +573,8 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     if store_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="prism-longmemeval-")
         store_dir = tmp.name
-    rows: list[dict[str, Any]] = []
-    ingest_s = embed_s = screen_s = 0.0
-    turns = 0
-    timed = TimedEmbedder(embedder)
     try:
-        for n, q in enumerate(questions, 1):
-            user = f"lme-{q.qid}"
-            with Memory(path=Path(store_dir) / q.qid, embedder=timed) as m:
-                if m.count(user_id=user) == 0:  # a kept store (--store) is evaluated as it is
-                    screen = _ScreenTimer(m)
-                    timed.seconds = 0.0
-                    secs = ingest_question(m, q, user)
-                    ingest_s += secs
-                    embed_s += timed.seconds
-                    screen_s += screen.seconds
-                    turns += q.turns
-                else:
-                    secs = 0.0
-                rows.append(evaluate_question(m, q, user))
-            log(
-                f"[{n}/{len(questions)}] {q.qid} ({q.qtype}): {q.turns} turns in {secs:.1f} s; "
-                f"PRISM @1000 {rows[-1]['prism'].get('1000', 0):.2f}, dense "
-                f"{rows[-1]['dense'].get('1000', 0):.2f}"
-            )
+        rows, ingest = _ingest_and_evaluate(questions, Path(store_dir), embedder, log)
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -577,18 +583,7 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
         {k: v for k, v in r.items() if k not in ("latency_ms", "stage_ms")} for r in rows
     ]
     report["questions"] = [q.qid for q in questions]
-    report["ingest"] = {
-        "turns": turns,
-        "seconds": round(ingest_s, 1),
-        "turns_per_s": round(turns / ingest_s, 1) if ingest_s else 0.0,
-    }
-    if ingest_s:
-        report["ingest"].update(
-            embedding_s=round(embed_s, 3),
-            model_turns_per_s=round(turns / embed_s, 1) if embed_s else 0.0,
-            screen_s=round(screen_s, 3),
-            rest_s=round(ingest_s - embed_s - screen_s, 3),
-        )
+    report["ingest"] = _ingest_report(*ingest)
     report["load_avg"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
     report["command"] = "prism bench longmemeval " + " ".join(
         f"{Path(f).parent.name}/{Path(f).name}" for f in args.files
@@ -600,3 +595,54 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     (out / f"{args.name}.md").write_text(text)
     print(json.dumps(report, indent=2) if args.json_out else text)
     return 0
+
+
+def _ingest_and_evaluate(
+    questions: list[LongMemQuestion], store_dir: Path, embedder: Any, log: Callable[[str], None]
+) -> tuple[list[dict[str, Any]], tuple[int, float, float, float]]:
+    """Each question's row, and (turns, ingest s, embedding s, screen s) of the ingests; a kept
+    store (``--store``) is evaluated as it is."""
+    from prism_memory.memory import Memory
+
+    from .scale import TimedEmbedder
+
+    rows: list[dict[str, Any]] = []
+    ingest_s = embed_s = screen_s = 0.0
+    turns = 0
+    timed = TimedEmbedder(embedder)
+    for n, q in enumerate(questions, 1):
+        user = f"lme-{q.qid}"
+        with Memory(path=store_dir / q.qid, embedder=timed) as m:
+            if m.count(user_id=user) == 0:
+                screen = _ScreenTimer(m)
+                timed.seconds = 0.0
+                secs = ingest_question(m, q, user)
+                ingest_s += secs
+                embed_s += timed.seconds
+                screen_s += screen.seconds
+                turns += q.turns
+            else:
+                secs = 0.0
+            rows.append(evaluate_question(m, q, user))
+        log(
+            f"[{n}/{len(questions)}] {q.qid} ({q.qtype}): {q.turns} turns in {secs:.1f} s; "
+            f"PRISM @1000 {rows[-1]['prism'].get('1000', 0):.2f}, dense "
+            f"{rows[-1]['dense'].get('1000', 0):.2f}"
+        )
+    return rows, (turns, ingest_s, embed_s, screen_s)
+
+
+def _ingest_report(turns: int, ingest_s: float, embed_s: float, screen_s: float) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "turns": turns,
+        "seconds": round(ingest_s, 1),
+        "turns_per_s": round(turns / ingest_s, 1) if ingest_s else 0.0,
+    }
+    if ingest_s:
+        out.update(
+            embedding_s=round(embed_s, 3),
+            model_turns_per_s=round(turns / embed_s, 1) if embed_s else 0.0,
+            screen_s=round(screen_s, 3),
+            rest_s=round(ingest_s - embed_s - screen_s, 3),
+        )
+    return out

@@ -26,8 +26,9 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -291,32 +292,10 @@ def crash_trials(
     expected: dict[str, tuple[str, str] | None] = {}
     unresolved: set[str] = set()
     next_batch = 0
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-    code = (
-        "import sys; from prism_bench.reliability import crash_child; "
-        "crash_child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))"
-    )
+    delay = partial(rnd.uniform, min_delay, max_delay)  # drawn once the child has acknowledged
     try:
         for n in range(kills):
-            with tempfile.TemporaryFile() as err:
-                child = subprocess.Popen(
-                    [sys.executable, "-c", code, str(store), str(next_batch), str(batch_size)],
-                    stdout=subprocess.PIPE,
-                    stderr=err,
-                    env=env,
-                )
-                assert child.stdout is not None
-                first = child.stdout.readline()  # the first acknowledgement (or EOF)
-                if first:
-                    time.sleep(rnd.uniform(min_delay, max_delay))
-                child.send_signal(signal.SIGKILL)
-                rest, _ = child.communicate()
-                out = first + rest
-                if child.returncode != -signal.SIGKILL:
-                    err.seek(0)
-                    report.errors.append(
-                        f"child exited {child.returncode}: {err.read().decode()[-500:]}"
-                    )
+            out = _killed_child(store, next_batch, batch_size, delay, report)
             report.kills += 1
             step = apply_child_output(out.decode(), next_batch, batch_size, expected, unresolved)
             report.acknowledged_writes += step.writes
@@ -332,6 +311,38 @@ def crash_trials(
         if tmp is not None:
             tmp.cleanup()
     return report
+
+
+_CHILD = (
+    "import sys; from prism_bench.reliability import crash_child; "
+    "crash_child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))"
+)
+
+
+def _killed_child(
+    store: Path, next_batch: int, batch_size: int, delay: Callable[[], float], report: CrashReport
+) -> bytes:
+    """Start a writing child, SIGKILL it ``delay()`` seconds after its first acknowledgement
+    (at once if it acknowledges nothing), and return everything it printed (an unexpected exit
+    goes to ``report.errors``)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+    with tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, str(store), str(next_batch), str(batch_size)],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=env,
+        )
+        assert child.stdout is not None
+        first = child.stdout.readline()  # the first acknowledgement (or EOF)
+        if first:
+            time.sleep(delay())
+        child.send_signal(signal.SIGKILL)
+        rest, _ = child.communicate()
+        if child.returncode != -signal.SIGKILL:
+            err.seek(0)
+            report.errors.append(f"child exited {child.returncode}: {err.read().decode()[-500:]}")
+    return first + rest
 
 
 # -- concurrency -------------------------------------------------------------------------------
@@ -582,8 +593,14 @@ def _rate_line(name: str, block: dict[str, Any]) -> str:
 
 
 def _markdown(res: dict[str, Any]) -> str:
-    c, k, iso, p = res["crash"], res["concurrency"], res["isolation"], res["pii"]
-    lines = [
+    lines = _md_trials(res) + _md_per_source(res["poisoning"]["corpora"]) + _md_pii(res["pii"])
+    return "\n".join(lines)
+
+
+def _md_trials(res: dict[str, Any]) -> list[str]:
+    """Crash safety, concurrency, isolation and the poisoning corpora."""
+    c, k, iso = res["crash"], res["concurrency"], res["isolation"]
+    return [
         "# Reliability",
         "",
         f"Command: `{res['command']}` ({res['seconds']:.0f} s).",
@@ -621,7 +638,11 @@ def _markdown(res: dict[str, Any]) -> str:
         *(f"- {c['name']}: {c['history']}" for c in res["poisoning"]["corpora"]),
         "",
     ]
-    corpora = res["poisoning"]["corpora"]
+
+
+def _md_per_source(corpora: list[dict[str, Any]]) -> list[str]:
+    """Per source and family, for each blind corpus (else the first)."""
+    lines: list[str] = []
     for c in [c for c in corpora if not c["seen"]] or corpora[:1]:
         lines += [
             f"Per source and family ({c['name']}):",
@@ -639,7 +660,11 @@ def _markdown(res: dict[str, Any]) -> str:
             ]
             lines.append(f"| {key.replace('encoding=', 'family=')} | {cells[0]} | {cells[1]} |")
         lines.append("")
-    lines += [
+    return lines
+
+
+def _md_pii(p: dict[str, Any]) -> list[str]:
+    return [
         "## PII redaction",
         "",
         f"Structured identifiers redacted: **{p['redacted']}/{p['identifiers']}** (recall {p['recall']:.1%}); "
@@ -647,7 +672,6 @@ def _markdown(res: dict[str, Any]) -> str:
         f"numbers changed: {p['benign_changed']}/{p['benign_sentences']}.",
         "",
     ]
-    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:

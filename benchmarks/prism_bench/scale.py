@@ -44,152 +44,16 @@ from typing import Any
 
 import numpy as np
 
+from prism_memory.retrieval.hybrid import hybrid_query
+
+from ._scale_data import KIND_TO_LAYER, NAMES, make_queries, make_texts
 from ._scale_report import render_markdown, targets
 
 __all__ = ["add_arguments", "make_queries", "make_texts", "percentile", "run"]
 
 log = logging.getLogger("prism_memory")
 
-# -- synthetic data ------------------------------------------------------------------------
-NAMES = [
-    "Alice", "Bruno", "Chen", "Dara", "Elif", "Farid", "Grace", "Hugo", "Ines", "Jonas",
-    "Kaito", "Lena", "Marco", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq",
-    "Uma", "Viktor", "Wen", "Yara", "Zoe", "Malik", "Sofia", "Ivan", "Leila", "Tom",
-]  # fmt: skip
-CITIES = [
-    "Lisbon", "Kyoto", "Nairobi", "Oslo", "Lima", "Hanoi", "Montreal", "Seville", "Tbilisi",
-    "Cape Town", "Reykjavik", "Porto", "Marrakesh", "Krakow", "Austin", "Melbourne", "Bergen",
-    "Valparaiso", "Istanbul", "Edinburgh",
-]  # fmt: skip
-FOODS = [
-    "ramen", "falafel", "sourdough", "green curry", "tapas", "dumplings", "paella", "tacos",
-    "mezze", "pho", "risotto", "bibimbap", "ceviche", "goulash", "pierogi", "shakshuka",
-]  # fmt: skip
-PROJECTS = [
-    "billing", "onboarding", "search", "mobile app", "data warehouse", "pricing", "design system",
-    "migration", "analytics", "support portal", "checkout", "recommendations",
-]  # fmt: skip
-THINGS = [
-    "the kitchen renovation", "a new laptop", "the wedding", "summer camp", "the road trip",
-    "a bike", "language classes", "the garden", "a used car", "concert tickets", "the move",
-]  # fmt: skip
-ALLERGENS = ["peanuts", "shellfish", "gluten", "cats", "pollen", "penicillin", "dairy", "bees"]
-SKILLS = [
-    "piano", "pottery", "Spanish", "rock climbing", "sailing", "chess", "watercolour", "Rust",
-    "salsa", "woodworking", "photography", "Japanese",
-]  # fmt: skip
-DEVICES = ["dishwasher", "router", "phone", "printer", "car battery", "heater", "laptop", "camera"]
-WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-MONTHS = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-]  # fmt: skip
-PLACES = ["harbour", "old town", "night market", "botanical garden", "museum", "beach", "castle"]
-REASONS = ["the price", "the noise", "battery life", "the commute", "a doctor's advice", "taste"]
 
-TEMPLATES: list[tuple[str, str]] = [
-    ("preference", "{name} prefers {food} for dinner when travelling to {city}"),
-    ("event", "Meeting with {name} about the {project} project on {weekday} at {hour}:00"),
-    ("fact", "My budget for {thing} is {amount} euros"),
-    ("fact", "{name} is allergic to {allergen}"),
-    ("event", "I started learning {skill} in {month} {year}"),
-    ("event", "The {device} stopped working on {weekday} after the {project} deadline"),
-    ("event", "Remind me to call {name} about {thing} next {weekday}"),
-    ("event", "We visited {city} with {name} in {month} and loved the {place}"),
-    ("preference", "{name}'s favourite dish is {food}, ideally with friends from {city}"),
-    ("preference", "I switched from {skill} lessons to {skill2} because of {reason}"),
-    ("fact", "{name} moved to {city} in {year} to work on {project}"),
-    ("preference", "I never book flights before {hour}:00 and always ask for an aisle seat"),
-    ("fact", "Our {project} retro is every second {weekday}; {name} takes the notes"),
-    ("event", "Paid {amount} euros for {thing} on {month} {day}"),
-]
-QUERY_TEMPLATES = [
-    "what does {name} like to eat in {city}?",
-    "when is the meeting about the {project} project?",
-    "how much is the budget for {thing}?",
-    "who is allergic to {allergen}?",
-    "when did I start learning {skill}?",
-    "what broke after the {project} deadline?",
-    "which trip to {city} did we enjoy?",
-    "why did I stop the {skill} lessons?",
-    "where does {name} live now?",
-    "what did I pay for {thing}?",
-]
-KIND_TO_LAYER = {"preference": "semantic", "fact": "semantic", "event": "episodic"}
-
-
-def _slots(rng: random.Random) -> dict[str, Any]:
-    skill, skill2 = rng.sample(SKILLS, 2)
-    return {
-        "name": rng.choice(NAMES),
-        "city": rng.choice(CITIES),
-        "food": rng.choice(FOODS),
-        "project": rng.choice(PROJECTS),
-        "thing": rng.choice(THINGS),
-        "allergen": rng.choice(ALLERGENS),
-        "skill": skill,
-        "skill2": skill2,
-        "device": rng.choice(DEVICES),
-        "weekday": rng.choice(WEEKDAYS),
-        "month": rng.choice(MONTHS),
-        "place": rng.choice(PLACES),
-        "reason": rng.choice(REASONS),
-        "hour": rng.randint(7, 20),
-        "day": rng.randint(1, 28),
-        "year": rng.randint(2015, 2024),
-        "amount": rng.randrange(50, 20000, 10),
-    }
-
-
-#: openers and links of a long text: an assistant's reply or a pasted note that runs on
-LONG_OPENERS = [
-    "Here is a summary of what we discussed so far.",
-    "Sure, let me go through the details one by one.",
-    "I went through your notes from last month and put them in order.",
-    "Thanks for the update; here is how everything fits together.",
-]
-LONG_LINKS = ["Also,", "Besides that,", "On a related note,", "Separately,", "For context,", ""]
-
-
-def long_text(rng: random.Random) -> str:
-    """One long memory (about 600 to 2,800 characters): an opener, then 10 to 36 sentences
-    from the templates, some with a linking phrase, like a long assistant reply."""
-    parts = [rng.choice(LONG_OPENERS)]
-    for _ in range(rng.randint(10, 36)):
-        sentence = rng.choice(TEMPLATES)[1].format(**_slots(rng))
-        link = rng.choice(LONG_LINKS)
-        parts.append(f"{link} {sentence[0].lower()}{sentence[1:]}." if link else f"{sentence}.")
-    return " ".join(parts)
-
-
-def make_texts(n: int, seed: int = 7, long_share: float = 0.0) -> list[tuple[str, str]]:
-    """``n`` deterministic ``(kind, text)`` pairs (varied, mostly unique): short template
-    sentences, and a ``long_share`` of long texts (kind ``event``, see :func:`long_text`).
-
-    >>> [k for k, _ in make_texts(3)], len(make_texts(1, long_share=1.0)[0][1]) > 300
-    (['event', 'event', 'fact'], True)
-    """
-    rng = random.Random(seed)
-    out = []
-    for _ in range(n):
-        if long_share > 0 and rng.random() < long_share:
-            out.append(("event", long_text(rng)))
-        else:
-            kind, template = rng.choice(TEMPLATES)
-            out.append((kind, template.format(**_slots(rng))))
-    return out
-
-
-def make_queries(n: int, users: int, seed: int = 11) -> list[tuple[str, str]]:
-    """``n`` deterministic ``(user_id, query)`` pairs."""
-    rng = random.Random(seed)
-    return [
-        (f"user-{rng.randrange(users):04d}", rng.choice(QUERY_TEMPLATES).format(**_slots(rng)))
-        for _ in range(n)
-    ]
-
-
-# -- measurement helpers ---------------------------------------------------------------------
 def percentile(values: Sequence[float], q: float) -> float:
     """Linear-interpolated percentile (``q`` in [0, 100]) of a non-empty sequence."""
     return float(np.percentile(np.asarray(values, dtype=float), q))
@@ -391,38 +255,88 @@ def _embed_all(
 
 
 def run(args: argparse.Namespace) -> int:
-    from prism_memory import __version__
-    from prism_memory.config import PrismConfig, StoreConfig
-    from prism_memory.memory import Memory
-    from prism_memory.records import Scope
-    from prism_memory.retrieval.hybrid import hybrid_query
-    from prism_memory.stores import PointData, QdrantStore
-
+    """Ingest, bulk-load and time every size; write ``<name>.json`` and ``<name>.md``."""
     sizes = _parse_sizes(args.sizes)
     users = max(1, int(args.users))
     progress = sys.stderr.isatty() and not args.json
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     embedder = _embedder(args)
-    total = sizes[-1]
     t_all = time.perf_counter()
+    long_share = _long_share(args)
+    name = getattr(args, "name", "scale") or "scale"
+    data, pool = _data(args, sizes[-1], long_share)
+    queries = make_queries(max(args.queries, 1), users, seed=args.seed + 4)
+    results = _header(args, sizes, users, len(queries), pool, embedder.name, data, long_share)
+    say = _sayer(args.json)
+    with tempfile.TemporaryDirectory(prefix="prism-scale-") as tmp:
+        workdir = Path(tmp)
+        embedder.embed_query("warm-up")
+        _ingest_stage(args, embedder, users, long_share, workdir, results, say)
+        vecs = _bulk_embedding(embedder, data, pool, progress, results, say)
+        bench = _open_bench(args, embedder, data, vecs, pool, users, queries, workdir)
+        bench.say, bench.progress = say, progress  # the stages report as run() does
+        try:
+            # Pass 1: the embedded engine alone in the process (the baseline's 100K Python
+            # objects would otherwise slow every garbage collection during the timed calls).
+            per_size = [_edge_pass(bench, size) for size in sizes]
+            # Pass 2: the same points and queries on qdrant-client local mode.
+            if bench.base is not None:
+                _baseline_pass(bench, per_size)
+        finally:
+            bench.m.close()
+            if bench.base is not None:
+                bench.base.close()
+    results["sizes"] = per_size
+    results["machine"]["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
+    results["peak_rss_mb"] = _peak_rss_mb()
+    results["wall_s"] = round(time.perf_counter() - t_all, 1)
+    results["targets"] = targets(results)
+    _write(results, out_dir, name, args.json)
+    return 0
 
+
+def _sayer(quiet: bool) -> Callable[[str], None]:
     def say(msg: str) -> None:
-        if not args.json:
+        if not quiet:
             print(msg, file=sys.stderr, flush=True)
 
+    return say
+
+
+def _long_share(args: argparse.Namespace) -> float:
     long_share = float(getattr(args, "long_share", 0.0))
     if not 0.0 <= long_share <= 1.0:
         from prism_memory.errors import ValidationError
 
         raise ValidationError(f"--long-share {long_share}: give a share between 0 and 1")
-    name = getattr(args, "name", "scale") or "scale"
+    return long_share
+
+
+def _data(
+    args: argparse.Namespace, total: int, long_share: float
+) -> tuple[list[tuple[str, str]], int]:
+    """The ``total`` memories and how many unique texts are embedded (``--pool``)."""
     data = make_texts(total, seed=args.seed, long_share=long_share)
     pool = args.pool if 0 < args.pool < total else total
     if pool < total:  # repeat the first `pool` texts so every vector is the real one of its text
         data = [data[i % pool] for i in range(total)]
-    queries = make_queries(max(args.queries, 1), users, seed=args.seed + 4)
-    results: dict[str, Any] = {
+    return data, pool
+
+
+def _header(
+    args: argparse.Namespace,
+    sizes: list[int],
+    users: int,
+    queries: int,
+    pool: int,
+    embedder_name: str,
+    data: list[tuple[str, str]],
+    long_share: float,
+) -> dict[str, Any]:
+    from prism_memory import __version__
+
+    return {
         "benchmark": "scale",
         "version": __version__,
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -435,11 +349,11 @@ def run(args: argparse.Namespace) -> int:
         "settings": {
             "sizes": sizes,
             "users": users,
-            "queries": len(queries),
+            "queries": queries,
             "baseline_queries_cap": args.baseline_queries,
             "baseline_budget_s": args.baseline_budget_s,
             "unique_texts_embedded": pool,
-            "embedder": embedder.name,
+            "embedder": embedder_name,
             "limit": 10,
             "prefetch_limit": 40,
             "seed": args.seed,
@@ -448,177 +362,257 @@ def run(args: argparse.Namespace) -> int:
         },
     }
 
-    with tempfile.TemporaryDirectory(prefix="prism-scale-") as tmp:
-        workdir = Path(tmp)
-        embedder.embed_query("warm-up")
-        sample = make_texts(max(1, args.ingest_sample), seed=args.seed + 1, long_share=long_share)
-        say(f"ingest: {len(sample)} texts through Memory.add_many with {embedder.name}")
-        results["ingest"] = _measure_ingest(embedder, sample, users, workdir)
-        say(
-            f"  {results['ingest']['texts_per_s']} texts/s end to end, embedding "
-            f"{results['ingest']['embedding_s']} s of {results['ingest']['wall_s']} s"
-        )
 
-        say(f"embedding {pool} texts for the bulk load")
-        # memories of conversations have a speaker, embedded with the text (as the write path
-        # does): recall then also pays for its speaker-only penalty
-        vecs, embed_s = _embed_all(
-            embedder, [f"{_speaker(j)}: {t}" for j, (_, t) in enumerate(data[:pool])], progress
-        )
-        results["bulk_embedding"] = {
-            "texts": pool,
-            "seconds": round(embed_s, 2),
-            "texts_per_s": round(pool / embed_s, 1),
-        }
+def _ingest_stage(
+    args: argparse.Namespace,
+    embedder: Any,
+    users: int,
+    long_share: float,
+    workdir: Path,
+    results: dict[str, Any],
+    say: Callable[[str], None],
+) -> None:
+    sample = make_texts(max(1, args.ingest_sample), seed=args.seed + 1, long_share=long_share)
+    say(f"ingest: {len(sample)} texts through Memory.add_many with {embedder.name}")
+    results["ingest"] = _measure_ingest(embedder, sample, users, workdir)
+    say(
+        f"  {results['ingest']['texts_per_s']} texts/s end to end, embedding "
+        f"{results['ingest']['embedding_s']} s of {results['ingest']['wall_s']} s"
+    )
 
-        config = PrismConfig(store=StoreConfig(optimize_after=0))
-        m = Memory(path=workdir / "edge", embedder=embedder, config=config)
-        base = None if args.no_baseline else QdrantStore(location=":memory:", dim=embedder.dim)
-        visible = m.visible_filter()
-        q_dense = [embedder.embed_query(q) for _, q in queries]
-        q_sparse = [m.sparse.query(q) for _, q in queries]
-        q_scopes = [Scope(user_id=u) for u, _ in queries]
-        start_day = datetime(2023, 1, 1, tzinfo=timezone.utc)
-        rng = random.Random(args.seed + 2)
-        loaded = 0
-        per_size: list[dict[str, Any]] = []
-        times = [start_day + timedelta(minutes=rng.randrange(1_000_000)) for _ in range(total)]
 
-        def points(lo: int, hi: int) -> list[Any]:
-            out = []
-            for i in range(lo, hi):
-                kind, text = data[i]
-                rec = m.build_record(
-                    text,
-                    Scope(user_id=f"user-{i % users:04d}"),
-                    kind=kind,
-                    layer=KIND_TO_LAYER[kind],
-                    event_time=times[i],
-                    speaker=_speaker(i % pool),
-                    record_id=_point_id(i),
-                )
-                out.append(PointData(rec, vecs[i % pool].tolist(), m.sparse.document(text)))
-            return out
+def _bulk_embedding(
+    embedder: Any,
+    data: list[tuple[str, str]],
+    pool: int,
+    progress: bool,
+    results: dict[str, Any],
+    say: Callable[[str], None],
+) -> np.ndarray:
+    say(f"embedding {pool} texts for the bulk load")
+    # memories of conversations have a speaker, embedded with the text (as the write path
+    # does): recall then also pays for its speaker-only penalty
+    vecs, embed_s = _embed_all(
+        embedder, [f"{_speaker(j)}: {t}" for j, (_, t) in enumerate(data[:pool])], progress
+    )
+    results["bulk_embedding"] = {
+        "texts": pool,
+        "seconds": round(embed_s, 2),
+        "texts_per_s": round(pool / embed_s, 1),
+    }
+    return vecs
 
-        def store_query(j: int, store: Any) -> Any:
-            return hybrid_query(
-                store, q_scopes[j], q_dense[j], q_sparse[j], visible, limit=10, prefetch_limit=40
+
+@dataclass
+class _Bench:
+    """The stores under test and the inputs of every timed call, shared by both passes."""
+
+    m: Any
+    base: Any
+    data: list[tuple[str, str]]
+    vecs: np.ndarray
+    pool: int
+    users: int
+    queries: list[tuple[str, str]]
+    times: list[datetime]
+    q_dense: list[Any]
+    q_sparse: list[Any]
+    q_scopes: list[Any]
+    visible: Any
+    args: argparse.Namespace
+    workdir: Path
+    say: Callable[[str], None] = field(default=lambda _msg: None)
+    progress: bool = False
+    loaded: int = 0
+    edge_lat: dict[int, list[float]] = field(default_factory=dict)
+
+    @property
+    def idx(self) -> list[int]:
+        return list(range(len(self.queries)))
+
+    def points(self, lo: int, hi: int) -> list[Any]:
+        from prism_memory.records import Scope
+        from prism_memory.stores import PointData
+
+        out = []
+        for i in range(lo, hi):
+            kind, text = self.data[i]
+            rec = self.m.build_record(
+                text,
+                Scope(user_id=f"user-{i % self.users:04d}"),
+                kind=kind,
+                layer=KIND_TO_LAYER[kind],
+                event_time=self.times[i],
+                speaker=_speaker(i % self.pool),
+                record_id=_point_id(i),
             )
+            out.append(
+                PointData(rec, self.vecs[i % self.pool].tolist(), self.m.sparse.document(text))
+            )
+        return out
 
-        idx = list(range(len(queries)))
-        edge_lat: dict[int, list[float]] = {}
-        try:
-            # Pass 1: the embedded engine alone in the process (the baseline's 100K Python
-            # objects would otherwise slow every garbage collection during the timed calls).
-            for size in sizes:
-                row: dict[str, Any] = {"size": size}
-                upsert_edge = build_s = 0.0
-                with _bar(size - loaded, f"loading {size}", progress) as bar:
-                    for lo in range(loaded, size, 1000):
-                        hi = min(size, lo + 1000)
-                        t = time.perf_counter()
-                        batch = points(lo, hi)
-                        build_s += time.perf_counter() - t
-                        t = time.perf_counter()
-                        m.store.upsert(batch)
-                        upsert_edge += time.perf_counter() - t
-                        bar.update(hi - lo)
-                loaded = size
-                m.record_store.changed(None)  # points went to the store directly: drop read caches
-                t = time.perf_counter()
-                m.store.optimize()  # type: ignore[attr-defined]
-                optimize_s = time.perf_counter() - t
-                row["load"] = {
-                    "records_built_s": round(build_s, 2),
-                    "edge_upsert_s": round(upsert_edge, 2),
-                    "edge_optimize_s": round(optimize_s, 2),
-                    "baseline_upsert_s": None,
-                }
-                say(
-                    f"size {size}: loaded (edge upsert {upsert_edge:.1f} s, optimize {optimize_s:.1f} s)"
-                )
-                row["edge_points"] = m.store.info().get("points")
-                # the harness's own 100K texts and timestamps are not the system under test:
-                # keep them out of the garbage collector's full passes during the timed calls
-                gc.collect()
-                gc.freeze()
-                for j in idx[:10]:  # warm caches and the HNSW graph pages
-                    store_query(j, m.store)
-                edge_store = _time_each(idx, lambda j: store_query(j, m.store))
-                edge_lat[size] = edge_store
-                row["edge_hybrid_query"] = _latency(edge_store)
-                row["hits_per_query"] = round(
-                    statistics.fmean(len(store_query(j, m.store)) for j in idx[:20]), 1
-                )
-                edge_search = _time_each(
-                    idx, lambda j: m.search(queries[j][1], user_id=queries[j][0])
-                )
-                row["edge_memory_search"] = _latency(edge_search)
-                if hasattr(m, "recall"):
-                    # recall caches query vectors and results: fresh queries at every size
-                    # (and after a warm-up on others), so every timed call is a cold one
-                    fresh = make_queries(len(queries) + 5, users, seed=args.seed + 1000 + size)
-                    for u, q in fresh[:5]:
-                        m.recall(q, user_id=u)
-                    recall = _time_each(fresh[5:], lambda uq: m.recall(uq[1], user_id=uq[0]))
-                    row["edge_memory_recall"] = _latency(recall)
-                say(
-                    f"  edge hybrid p50 {row['edge_hybrid_query']['p50_ms']} ms, Memory.search p50 "
-                    f"{row['edge_memory_search']['p50_ms']} ms"
-                    + (
-                        f", recall p50 {row['edge_memory_recall']['p50_ms']} ms"
-                        if "edge_memory_recall" in row
-                        else ""
-                    )
-                )
-                row["rss_mb"] = _rss_mb()
-                row["edge_disk_mb"] = _dir_mb(workdir / "edge")
-                per_size.append(row)
-            # Pass 2: the same points and queries on qdrant-client local mode.
-            if base is not None:
-                loaded = 0
-                for row in per_size:
-                    size = row["size"]
-                    t = time.perf_counter()
-                    for lo in range(loaded, size, 1000):
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            base.upsert(points(lo, min(size, lo + 1000)))
-                    loaded = size
-                    row["load"]["baseline_upsert_s"] = round(time.perf_counter() - t, 2)
-                    cap = idx[: max(1, args.baseline_queries)]
-                    store_query(cap[0], base)  # first query builds local-mode structures
-                    base_lat = _time_each(
-                        cap, lambda j: store_query(j, base), budget_s=args.baseline_budget_s
-                    )
-                    same = edge_lat[size][: len(base_lat)]
-                    row["baseline_hybrid_query"] = _latency(base_lat)
-                    row["edge_same_queries"] = _latency(same)
-                    row["baseline_over_edge_p50"] = round(
-                        percentile(base_lat, 50) / max(percentile(same, 50), 1e-9), 1
-                    )
-                    say(
-                        f"  size {size}: qdrant-client local p50 "
-                        f"{row['baseline_hybrid_query']['p50_ms']} ms "
-                        f"({row['baseline_over_edge_p50']}x edge) over {len(base_lat)} queries"
-                    )
-        finally:
-            m.close()
-            if base is not None:
-                base.close()
-    results["sizes"] = per_size
-    results["machine"]["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
-    results["peak_rss_mb"] = _peak_rss_mb()
-    results["wall_s"] = round(time.perf_counter() - t_all, 1)
-    results["targets"] = targets(results)
+    def query(self, j: int, store: Any) -> Any:
+        return hybrid_query(
+            store,
+            self.q_scopes[j],
+            self.q_dense[j],
+            self.q_sparse[j],
+            self.visible,
+            limit=10,
+            prefetch_limit=40,
+        )
+
+
+def _open_bench(
+    args: argparse.Namespace,
+    embedder: Any,
+    data: list[tuple[str, str]],
+    vecs: np.ndarray,
+    pool: int,
+    users: int,
+    queries: list[tuple[str, str]],
+    workdir: Path,
+) -> _Bench:
+    """The embedded store (and the local-mode baseline), the query vectors and event times."""
+    from prism_memory.config import PrismConfig, StoreConfig
+    from prism_memory.memory import Memory
+    from prism_memory.records import Scope
+    from prism_memory.stores import QdrantStore
+
+    config = PrismConfig(store=StoreConfig(optimize_after=0))
+    m = Memory(path=workdir / "edge", embedder=embedder, config=config)
+    base = None if args.no_baseline else QdrantStore(location=":memory:", dim=embedder.dim)
+    visible = m.visible_filter()
+    q_dense = [embedder.embed_query(q) for _, q in queries]
+    q_sparse = [m.sparse.query(q) for _, q in queries]
+    q_scopes = [Scope(user_id=u) for u, _ in queries]
+    start_day = datetime(2023, 1, 1, tzinfo=timezone.utc)
+    rng = random.Random(args.seed + 2)
+    times = [start_day + timedelta(minutes=rng.randrange(1_000_000)) for _ in range(len(data))]
+    return _Bench(
+        m,
+        base,
+        data,
+        vecs,
+        pool,
+        users,
+        queries,
+        times,
+        q_dense,
+        q_sparse,
+        q_scopes,
+        visible,
+        args,
+        workdir,
+    )
+
+
+def _edge_pass(b: _Bench, size: int) -> dict[str, Any]:
+    """Load the embedded store up to ``size`` and time its calls there."""
+    row: dict[str, Any] = {"size": size}
+    _load_edge(b, size, row)
+    # the harness's own 100K texts and timestamps are not the system under test:
+    # keep them out of the garbage collector's full passes during the timed calls
+    gc.collect()
+    gc.freeze()
+    _time_edge(b, size, row)
+    row["rss_mb"] = _rss_mb()
+    row["edge_disk_mb"] = _dir_mb(b.workdir / "edge")
+    return row
+
+
+def _load_edge(b: _Bench, size: int, row: dict[str, Any]) -> None:
+    upsert_edge = build_s = 0.0
+    with _bar(size - b.loaded, f"loading {size}", b.progress) as bar:
+        for lo in range(b.loaded, size, 1000):
+            hi = min(size, lo + 1000)
+            t = time.perf_counter()
+            batch = b.points(lo, hi)
+            build_s += time.perf_counter() - t
+            t = time.perf_counter()
+            b.m.store.upsert(batch)
+            upsert_edge += time.perf_counter() - t
+            bar.update(hi - lo)
+    b.loaded = size
+    b.m.record_store.changed(None)  # points went to the store directly: drop read caches
+    t = time.perf_counter()
+    b.m.store.optimize()
+    optimize_s = time.perf_counter() - t
+    row["load"] = {
+        "records_built_s": round(build_s, 2),
+        "edge_upsert_s": round(upsert_edge, 2),
+        "edge_optimize_s": round(optimize_s, 2),
+        "baseline_upsert_s": None,
+    }
+    b.say(f"size {size}: loaded (edge upsert {upsert_edge:.1f} s, optimize {optimize_s:.1f} s)")
+    row["edge_points"] = b.m.store.info().get("points")
+
+
+def _time_edge(b: _Bench, size: int, row: dict[str, Any]) -> None:
+    m, idx, queries = b.m, b.idx, b.queries
+    for j in idx[:10]:  # warm caches and the HNSW graph pages
+        b.query(j, m.store)
+    edge_store = _time_each(idx, lambda j: b.query(j, m.store))
+    b.edge_lat[size] = edge_store
+    row["edge_hybrid_query"] = _latency(edge_store)
+    row["hits_per_query"] = round(statistics.fmean(len(b.query(j, m.store)) for j in idx[:20]), 1)
+    edge_search = _time_each(idx, lambda j: m.search(queries[j][1], user_id=queries[j][0]))
+    row["edge_memory_search"] = _latency(edge_search)
+    if hasattr(m, "recall"):
+        # recall caches query vectors and results: fresh queries at every size
+        # (and after a warm-up on others), so every timed call is a cold one
+        fresh = make_queries(len(queries) + 5, b.users, seed=b.args.seed + 1000 + size)
+        for u, q in fresh[:5]:
+            m.recall(q, user_id=u)
+        recall = _time_each(fresh[5:], lambda uq: m.recall(uq[1], user_id=uq[0]))
+        row["edge_memory_recall"] = _latency(recall)
+    b.say(
+        f"  edge hybrid p50 {row['edge_hybrid_query']['p50_ms']} ms, Memory.search p50 "
+        f"{row['edge_memory_search']['p50_ms']} ms"
+        + (
+            f", recall p50 {row['edge_memory_recall']['p50_ms']} ms"
+            if "edge_memory_recall" in row
+            else ""
+        )
+    )
+
+
+def _baseline_pass(b: _Bench, per_size: list[dict[str, Any]]) -> None:
+    """The same points and queries on qdrant-client local mode, size by size."""
+    loaded = 0
+    for row in per_size:
+        size = row["size"]
+        t = time.perf_counter()
+        for lo in range(loaded, size, 1000):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                b.base.upsert(b.points(lo, min(size, lo + 1000)))
+        loaded = size
+        row["load"]["baseline_upsert_s"] = round(time.perf_counter() - t, 2)
+        cap = b.idx[: max(1, b.args.baseline_queries)]
+        b.query(cap[0], b.base)  # first query builds local-mode structures
+        base_lat = _time_each(cap, lambda j: b.query(j, b.base), budget_s=b.args.baseline_budget_s)
+        same = b.edge_lat[size][: len(base_lat)]
+        row["baseline_hybrid_query"] = _latency(base_lat)
+        row["edge_same_queries"] = _latency(same)
+        row["baseline_over_edge_p50"] = round(
+            percentile(base_lat, 50) / max(percentile(same, 50), 1e-9), 1
+        )
+        b.say(
+            f"  size {size}: qdrant-client local p50 "
+            f"{row['baseline_hybrid_query']['p50_ms']} ms "
+            f"({row['baseline_over_edge_p50']}x edge) over {len(base_lat)} queries"
+        )
+
+
+def _write(results: dict[str, Any], out_dir: Path, name: str, as_json: bool) -> None:
     (out_dir / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     (out_dir / f"{name}.md").write_text(render_markdown(results), encoding="utf-8")
-    if args.json:
+    if as_json:
         print(json.dumps(results, indent=2))
     else:
         print(render_markdown(results))
         print(f"wrote {out_dir / f'{name}.json'} and {out_dir / f'{name}.md'}", file=sys.stderr)
-    return 0
 
 
 def _speaker(j: int) -> str:

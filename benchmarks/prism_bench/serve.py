@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -192,96 +192,127 @@ def _throughput(
 def _mixed(
     url: str, clients: int, seconds: float, queries: list[tuple[str, str]]
 ) -> dict[str, Any]:
-    from prism_memory.remote import RemoteMemory
-
-    stop = time.monotonic() + seconds
-    lat: dict[str, list[float]] = defaultdict(list)
-    lock = threading.Lock()
-    acked: dict[str, dict[str, str]] = defaultdict(dict)  # scope -> id -> text
-    deleted: dict[str, set[str]] = defaultdict(set)
-    errors: list[str] = []
-    ops = [name for name, weight in MIX for _ in range(weight)]
-
-    def work(i: int) -> None:
-        rng = random.Random(100 + i)
-        me = f"mixed-{i:02d}"
-        mine: list[str] = []
-        seq = itertools.count()
-        with RemoteMemory(url, timeout=120) as r:
-            while time.monotonic() < stop:
-                op = rng.choice(ops)
-                t = time.perf_counter()
-                try:
-                    if op == "add":
-                        text = f"client {i} note {next(seq)}: {rng.choice(queries)[1]}"
-                        rec = r.add(text, user_id=me)
-                        mine.append(rec.id)
-                        acked[me][rec.id] = text
-                    elif op == "remember":
-                        n = next(seq)
-                        r.remember(
-                            f"client {i} turn {n}: I was at {rng.choice(queries)[1]}",
-                            user_id=me,
-                            session_id=f"s{n % 3}",
-                        )
-                    elif op == "recall":
-                        r.recall(rng.choice(queries)[1], user_id=me)
-                    elif op == "search":
-                        r.search(rng.choice(queries)[1], user_id=me, limit=5)
-                    elif op == "delete" and mine:
-                        rid = mine.pop(rng.randrange(len(mine)))
-                        if r.delete(rid, user_id=me):
-                            deleted[me].add(rid)
-                    else:
-                        continue
-                except Exception as exc:
-                    errors.append(f"{op}: {type(exc).__name__}: {exc}")
-                    continue
-                with lock:
-                    lat[op].append(time.perf_counter() - t)
-
+    """``clients`` threads calling a weighted mix for ``seconds``; then every acknowledged add
+    is looked for (lost, duplicated) and every acknowledged delete (still present)."""
+    load = _MixedLoad(url, queries, time.monotonic() + seconds)
     start = time.perf_counter()
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(clients)]
+    threads = [threading.Thread(target=load.client, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - start
-    lost = duplicated = resurrected = 0
-    with RemoteMemory(url, timeout=120) as r:
-        for scope, records in acked.items():
-            texts: dict[str, int] = defaultdict(int)
-            present: set[str] = set()
-            cursor = None
-            while True:
-                page = r.list(user_id=scope, layer="semantic", limit=500, cursor=cursor)
-                for rec in page:
-                    present.add(rec.id)
-                    texts[rec.text] += 1
-                cursor = page.next_cursor
-                if cursor is None:
-                    break
-            for rid, text in records.items():
-                if rid in deleted[scope]:
-                    resurrected += rid in present
-                else:
-                    lost += rid not in present
-                    duplicated += max(0, texts[text] - 1)
-    calls = sum(len(v) for v in lat.values())
+    lost, duplicated, resurrected = load.audit()
+    calls = sum(len(v) for v in load.lat.values())
     return {
         "clients": clients,
         "seconds": round(elapsed, 1),
         "calls": calls,
         "calls_per_s": round(calls / elapsed, 1),
-        "per_call": {op: _lat(v) for op, v in sorted(lat.items())},
-        "acknowledged_adds": sum(len(v) for v in acked.values()),
-        "acknowledged_deletes": sum(len(v) for v in deleted.values()),
+        "per_call": {op: _lat(v) for op, v in sorted(load.lat.items())},
+        "acknowledged_adds": sum(len(v) for v in load.acked.values()),
+        "acknowledged_deletes": sum(len(v) for v in load.deleted.values()),
         "lost_writes": lost,
         "duplicated_writes": duplicated,
         "deleted_but_present": resurrected,
-        "errors": len(errors),
-        "first_errors": errors[:3],
+        "errors": len(load.errors),
+        "first_errors": load.errors[:3],
     }
+
+
+class _MixedLoad:
+    """The mixed workload's clients and what they saw acknowledged."""
+
+    def __init__(self, url: str, queries: list[tuple[str, str]], stop: float) -> None:
+        self.url, self.queries, self.stop = url, queries, stop
+        self.lat: dict[str, list[float]] = defaultdict(list)
+        self.lock = threading.Lock()
+        self.acked: dict[str, dict[str, str]] = defaultdict(dict)  # scope -> id -> text
+        self.deleted: dict[str, set[str]] = defaultdict(set)
+        self.errors: list[str] = []
+        self.ops = [name for name, weight in MIX for _ in range(weight)]
+
+    def client(self, i: int) -> None:
+        """One client's calls until the deadline, each timed when it ran."""
+        from prism_memory.remote import RemoteMemory
+
+        rng = random.Random(100 + i)
+        mine: list[str] = []
+        seq = itertools.count()
+        with RemoteMemory(self.url, timeout=120) as r:
+            while time.monotonic() < self.stop:
+                op = rng.choice(self.ops)
+                t = time.perf_counter()
+                try:
+                    ran = self._call(r, op, i, rng, mine, seq)
+                except Exception as exc:
+                    self.errors.append(f"{op}: {type(exc).__name__}: {exc}")
+                    continue
+                if not ran:
+                    continue
+                with self.lock:
+                    self.lat[op].append(time.perf_counter() - t)
+
+    def _call(
+        self,
+        r: Any,
+        op: str,
+        i: int,
+        rng: random.Random,
+        mine: list[str],
+        seq: Iterator[int],
+    ) -> bool:
+        """Make the call ``op``; False when there was nothing to do (a delete with no add)."""
+        me = f"mixed-{i:02d}"
+        if op == "add":
+            text = f"client {i} note {next(seq)}: {rng.choice(self.queries)[1]}"
+            rec = r.add(text, user_id=me)
+            mine.append(rec.id)
+            self.acked[me][rec.id] = text
+        elif op == "remember":
+            n = next(seq)
+            r.remember(
+                f"client {i} turn {n}: I was at {rng.choice(self.queries)[1]}",
+                user_id=me,
+                session_id=f"s{n % 3}",
+            )
+        elif op == "recall":
+            r.recall(rng.choice(self.queries)[1], user_id=me)
+        elif op == "search":
+            r.search(rng.choice(self.queries)[1], user_id=me, limit=5)
+        elif op == "delete" and mine:
+            rid = mine.pop(rng.randrange(len(mine)))
+            if r.delete(rid, user_id=me):
+                self.deleted[me].add(rid)
+        else:
+            return False
+        return True
+
+    def audit(self) -> tuple[int, int, int]:
+        """(lost, duplicated, deleted but present) over every client's scope."""
+        from prism_memory.remote import RemoteMemory
+
+        lost = duplicated = resurrected = 0
+        with RemoteMemory(self.url, timeout=120) as r:
+            for scope, records in self.acked.items():
+                texts: dict[str, int] = defaultdict(int)
+                present: set[str] = set()
+                cursor = None
+                while True:
+                    page = r.list(user_id=scope, layer="semantic", limit=500, cursor=cursor)
+                    for rec in page:
+                        present.add(rec.id)
+                        texts[rec.text] += 1
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        break
+                for rid, text in records.items():
+                    if rid in self.deleted[scope]:
+                        resurrected += rid in present
+                    else:
+                        lost += rid not in present
+                        duplicated += max(0, texts[text] - 1)
+        return lost, duplicated, resurrected
 
 
 def _crashes(path: Path, kills: int, seed: int, say: Callable[[str], None]) -> dict[str, Any]:

@@ -107,21 +107,10 @@ def _loadavg() -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prism_memory.config import PrismConfig, SafetyConfig
+    """Time ``add`` and ``add_many`` with each screen mode; write ``write.json`` and ``.md``."""
     from prism_memory.embeddings import FastEmbedEmbedder
-    from prism_memory.memory import Memory
-    from prism_memory.safety import poisoning
 
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    if "strict" in modes:
-        try:
-            poisoning.screen_ensemble().fires_many([])
-            strict_ok = poisoning.screen_ensemble().transformer is not None
-        except Exception:  # the screen extra is missing: measure what is installed
-            strict_ok = False
-        if not strict_ok:
-            print("strict left out: pip install 'prism-memory[screen]' (make install does)")
-            modes.remove("strict")
+    modes = _modes(args.modes)
     model = getattr(args, "embedder", None) or FastEmbedEmbedder()
     embedder: Any = _ReplayEmbedder(model) if args.replay else model
     turns = _turns(args.files)
@@ -129,34 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if args.replay:
         embedder.warm(shorts + turns)
     load_before = _loadavg()
-    with tempfile.TemporaryDirectory(prefix="prism-write-") as tmp:
-        memories = {
-            mode: Memory(
-                path=Path(tmp) / mode,
-                embedder=embedder,
-                config=PrismConfig(safety=SafetyConfig(screen=mode)),  # type: ignore[arg-type]
-            )
-            for mode in modes
-        }
-        try:
-            for m in memories.values():  # warm-up: models load, pages map
-                m.add("warm-up text", user_id="warm")
-            adds: dict[str, list[float]] = {mode: [] for mode in modes}
-            for i, text in enumerate(shorts):
-                for mode in modes if i % 2 else reversed(modes):
-                    start = time.perf_counter()
-                    memories[mode].add(text, user_id="bench")
-                    adds[mode].append((time.perf_counter() - start) * 1000)
-            many: dict[str, float] = {mode: 0.0 for mode in modes}
-            for start_i in range(0, len(turns), args.batch):
-                chunk = turns[start_i : start_i + args.batch]
-                for mode in modes:
-                    start = time.perf_counter()
-                    memories[mode].add_many(chunk, user_id="bench-many", kind="observation")
-                    many[mode] += time.perf_counter() - start
-        finally:
-            for m in memories.values():
-                m.close()
+    adds, many = _measure(modes, embedder, shorts, turns, args.batch)
     result: dict[str, Any] = {
         "command": "prism bench write " + " ".join(os.path.basename(f) for f in args.files),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
@@ -189,6 +151,62 @@ def run(args: argparse.Namespace) -> int:
     (out / "write.md").write_text(_markdown(result), encoding="utf-8")
     print(_markdown(result))
     return 0
+
+
+def _modes(raw: str) -> list[str]:
+    """The screen modes asked for; ``strict`` is left out (said) when its extra is missing."""
+    from prism_memory.safety import poisoning
+
+    modes = [m.strip() for m in raw.split(",") if m.strip()]
+    if "strict" in modes:
+        try:
+            poisoning.screen_ensemble().fires_many([])
+            strict_ok = poisoning.screen_ensemble().transformer is not None
+        except Exception:  # the screen extra is missing: measure what is installed
+            strict_ok = False
+        if not strict_ok:
+            print("strict left out: pip install 'prism-memory[screen]' (make install does)")
+            modes.remove("strict")
+    return modes
+
+
+def _measure(
+    modes: list[str], embedder: Any, shorts: list[str], turns: list[str], batch: int
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Per mode: each ``add``'s milliseconds (modes interleaved, alternating order) and the
+    seconds of ``add_many`` over the turns in batches."""
+    from prism_memory.config import PrismConfig, SafetyConfig
+    from prism_memory.memory import Memory
+
+    with tempfile.TemporaryDirectory(prefix="prism-write-") as tmp:
+        memories = {
+            mode: Memory(
+                path=Path(tmp) / mode,
+                embedder=embedder,
+                config=PrismConfig(safety=SafetyConfig(screen=mode)),  # type: ignore[arg-type]
+            )
+            for mode in modes
+        }
+        try:
+            for m in memories.values():  # warm-up: models load, pages map
+                m.add("warm-up text", user_id="warm")
+            adds: dict[str, list[float]] = {mode: [] for mode in modes}
+            for i, text in enumerate(shorts):
+                for mode in modes if i % 2 else reversed(modes):
+                    start = time.perf_counter()
+                    memories[mode].add(text, user_id="bench")
+                    adds[mode].append((time.perf_counter() - start) * 1000)
+            many: dict[str, float] = {mode: 0.0 for mode in modes}
+            for start_i in range(0, len(turns), batch):
+                chunk = turns[start_i : start_i + batch]
+                for mode in modes:
+                    start = time.perf_counter()
+                    memories[mode].add_many(chunk, user_id="bench-many", kind="observation")
+                    many[mode] += time.perf_counter() - start
+        finally:
+            for m in memories.values():
+                m.close()
+    return adds, many
 
 
 def _markdown(r: dict[str, Any]) -> str:

@@ -313,39 +313,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     """Ingest and evaluate every question; write ``<name>.md`` and ``<name>.json``."""
     from prism_memory.config import PrismConfig
-    from prism_memory.memory import Memory
 
     questions = load_questions(args.directory, args.limit, args.every)
     cjk_model = None if args.cjk_model in ("none", "None", "") else args.cjk_model
     config = PrismConfig(cjk_embedding_model=cjk_model)
     load_start = round(os.getloadavg()[0], 2)
-    embedder = getattr(args, "embedder", None)
     tmp = None
     store_dir = args.store
     if store_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="prism-zh-")
         store_dir = tmp.name
-    rows: list[dict[str, Any]] = []
-    ingest_s = 0.0
-    turns = 0
-    name = "?"
     try:
-        for n, q in enumerate(questions, 1):
-            user = f"zh-{q.qid}"
-            with Memory(path=Path(store_dir) / q.qid, embedder=embedder, config=config) as m:
-                embedder = m.embedder  # loaded once, shared by the next stores
-                cjk = m.cjk_embedder
-                name = m.embedder.name + (f" + {cjk.name} (CJK texts)" if cjk else "")
-                secs = 0.0
-                if m.count(user_id=user) == 0:
-                    secs = ingest_question(m, q, user)
-                    ingest_s += secs
-                    turns += q.turns
-                rows.append(evaluate_question(m, q, user))
-            log(
-                f"[{n}/{len(questions)}] {q.qid} ({q.qtype}): {q.turns} turns in {secs:.1f} s; "
-                f"@1000 PRISM {rows[-1]['prism']['1000']:.2f}, RRF {rows[-1]['rrf']['1000']:.2f}"
-            )
+        rows, turns, ingest_s, name = _ingest_and_evaluate(
+            questions, Path(store_dir), config, getattr(args, "embedder", None), log
+        )
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -359,12 +340,7 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     }
     report["embedder"] = name
     report["load_avg"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
-    subset = (
-        (f" --every {args.every}" if args.every > 1 else "")
-        + (f" --limit {args.limit}" if args.limit else "")
-        + (f" --cjk-model {args.cjk_model}" if args.cjk_model != "auto" else "")
-    )
-    report["command"] = f"prism bench zh {Path(args.directory).name}{subset}"
+    report["command"] = _command(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{args.name}.json").write_text(json.dumps(report, indent=2))
@@ -372,3 +348,46 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     (out / f"{args.name}.md").write_text(text)
     print(json.dumps(report, indent=2) if args.json_out else text)
     return 0
+
+
+def _ingest_and_evaluate(
+    questions: list[ZhQuestion],
+    store_dir: Path,
+    config: Any,
+    embedder: Any,
+    log: Callable[[str], None],
+) -> tuple[list[dict[str, Any]], int, float, str]:
+    """Each question's row, the turns ingested and their seconds, the embedders' name; a kept
+    store (``--store``) is evaluated as it is."""
+    from prism_memory.memory import Memory
+
+    rows: list[dict[str, Any]] = []
+    ingest_s = 0.0
+    turns = 0
+    name = "?"
+    for n, q in enumerate(questions, 1):
+        user = f"zh-{q.qid}"
+        with Memory(path=store_dir / q.qid, embedder=embedder, config=config) as m:
+            embedder = m.embedder  # loaded once, shared by the next stores
+            cjk = m.cjk_embedder
+            name = m.embedder.name + (f" + {cjk.name} (CJK texts)" if cjk else "")
+            secs = 0.0
+            if m.count(user_id=user) == 0:
+                secs = ingest_question(m, q, user)
+                ingest_s += secs
+                turns += q.turns
+            rows.append(evaluate_question(m, q, user))
+        log(
+            f"[{n}/{len(questions)}] {q.qid} ({q.qtype}): {q.turns} turns in {secs:.1f} s; "
+            f"@1000 PRISM {rows[-1]['prism']['1000']:.2f}, RRF {rows[-1]['rrf']['1000']:.2f}"
+        )
+    return rows, turns, ingest_s, name
+
+
+def _command(args: argparse.Namespace) -> str:
+    subset = (
+        (f" --every {args.every}" if args.every > 1 else "")
+        + (f" --limit {args.limit}" if args.limit else "")
+        + (f" --cjk-model {args.cjk_model}" if args.cjk_model != "auto" else "")
+    )
+    return f"prism bench zh {Path(args.directory).name}{subset}"

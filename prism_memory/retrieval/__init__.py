@@ -2,9 +2,9 @@
 
 ``intent.py`` (Intent, templates, query analysis), ``routes.py`` (the batched store query),
 ``fusion.py`` (RRF / DBSF), ``scoring.py`` (PRISM objectives, utility feedback),
-``construct.py`` (select, compress, pack), ``render.py`` (the data block), ``cache.py``,
-``context.py`` (MemoryContext and its trace), ``llm.py`` (optional LLM steps), ``access.py``
-(access statistics written in the background).
+``construct.py`` (score, select), ``packing.py`` (compress, pack), ``render.py`` (the data
+block), ``cache.py``, ``context.py`` (MemoryContext and its trace), ``llm.py`` (optional LLM
+steps), ``access.py`` (access statistics written in the background).
 """
 
 from __future__ import annotations

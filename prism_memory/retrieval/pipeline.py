@@ -16,13 +16,14 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   ``rank_score`` = the fused value they are ordered by. Recall items keep ``score`` = the PRISM
   score they are ranked by and carry ``relevance`` (same function; the shown records' vectors
   come from the pool or one ``get_vectors`` call).
-- Selective construct: ``retrieval/construct.py`` (score, select, compress, pack), rendered as
+- Selective construct: ``construct.py`` (score, select), ``packing.py`` (compress, pack), as
   a data block; optional LLM compression with a timeout and extractive fallback.
 - Query embeddings and whole results are cached; every write in a scope (the engine's
   write events) invalidates what it could change. A cached result is keyed by every input
   that changes it, the clock (``now``) included, and is handed out as a copy. The names a
   scope knows (speakers, entity keys, counts: ``names.py``) are read by facets once and then
-  kept current by the events.
+  kept current by the events; the sentence analysis of an inserted record (sentences and
+  content terms, for passages, dedup and informativeness) is computed as it is written.
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -56,16 +57,18 @@ from ..tokens import count_tokens
 from .access import AccessLog
 from .cache import RecallCache
 from .calibration import Calibration, calibration_for
-from .construct import Scored, pack, prism_total, score_candidates, select
+from .construct import Scored, prism_total, score_candidates, select
 from .context import ContextItem, MemoryContext, RecallTrace, in_thread
 from .fusion import Candidate, fuse, scored_records, with_payloads
 from .intent import Intent, IntentRegistry, analyze_query
 from .names import ScopeNames, known_names
 from .neighbours import neighbour_candidates, neighbour_routes, neighbours_wanted
+from .packing import pack
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes
 from .scoring import informativeness, relevance, updated_utility
+from .text import text_terms
 
 __all__ = ["RecallPipeline"]
 
@@ -86,6 +89,7 @@ class RecallPipeline:
         self._read_lock = threading.Lock()
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         engine.on_write(self._invalidate_reads)
+        engine.on_write(self._analyse_inserted)
 
     # -- access statistics ----------------------------------------------------------------
     def _write_access(self, scope: Scope, counts: dict[str, int], when: datetime) -> None:
@@ -112,6 +116,14 @@ class RecallPipeline:
             self.access_log.close()
 
     # -- caches -------------------------------------------------------------------------
+    def _analyse_inserted(self, event: WriteEvent) -> None:
+        """Sentence analysis at write time: the sentences and content terms of each inserted
+        record are computed as it is written (microseconds a turn), so the first recall that
+        meets it pays nothing for them (memoised per process; a store opened later computes
+        them on the first recall that needs them)."""
+        for record in event.inserted or ():
+            text_terms(record.text)
+
     def _invalidate_reads(self, event: WriteEvent) -> None:
         """Drop what a write or delete in ``event.scope`` could have changed: every cached
         context whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`);

@@ -1,7 +1,8 @@
 """Words and sentences of memory text: content terms, filler detection, sentence compression.
 
 Design:
-- Pure functions over strings, shared by the packer (``construct.py``) and the benchmarks.
+- Pure functions over strings, shared by the construct stage (``construct.py``,
+  ``packing.py``) and the benchmarks.
 - ``content_terms``: lower-cased content words (3+ letters, or numbers) minus generic English
   function words, reduced to a crude root (suffix strip, first six letters) so "moved" and
   "move" meet. No stemmer dependency, no data-specific word list.
@@ -34,6 +35,7 @@ __all__ = [
     "content_terms",
     "is_filler",
     "split_sentences",
+    "text_terms",
 ]
 
 # Generic English function words (not derived from any data set).
@@ -361,6 +363,17 @@ def analysed(text: str) -> tuple[list[str], list[set[str]]]:
     cut into passages for query after query; callers never mutate what this returns)."""
     sentences = split_sentences(text)
     return sentences, [content_terms(s) for s in sentences]
+
+
+@lru_cache(maxsize=32768)
+def text_terms(text: str) -> frozenset[str]:
+    """The content terms of a whole text: the union of its sentences' (the same words: a
+    sentence split only cuts at whitespace), so a caller that analysed the text reuses it.
+
+    >>> sorted(text_terms("She painted sunrises. At the lake!"))
+    ['lake', 'paint', 'sunris']
+    """
+    return frozenset().union(*analysed(text)[1])
 
 
 @lru_cache(maxsize=65536)

@@ -13,7 +13,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from llamaindex_prism import PrismNodePostprocessor
 from llamaindex_prism.memory_block import shrink_context
-from prism_memory.retrieval.construct import place
+from prism_memory.retrieval.packing import place
 from prism_memory.tokens import count_tokens
 
 NOW = datetime.now(timezone.utc)

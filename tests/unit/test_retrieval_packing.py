@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from prism_memory import RetrievalConfig
 from prism_memory.records import Kind, MemoryRecord, Provenance, Trust
-from prism_memory.retrieval.construct import Scored, pack, place, select
+from prism_memory.retrieval.construct import Scored, select
 from prism_memory.retrieval.context import CandidateTrace, RecallTrace
+from prism_memory.retrieval.packing import pack, place
 from prism_memory.retrieval.render import BLOCK_OPEN, render
 from prism_memory.retrieval.scoring import ScoreParts
 from prism_memory.retrieval.text import compress_text
