@@ -108,7 +108,7 @@ class RecallPipeline:
             )
 
     def flush_access(self) -> int:
-        """Write the pending access statistics of past recalls now; returns records updated."""
+        """Flush the access log (its queue of recall accesses) through :meth:`_write_access`."""
         return self.access_log.flush()
 
     def close(self) -> None:
@@ -154,7 +154,8 @@ class RecallPipeline:
 
     # -- intent -------------------------------------------------------------------------
     def register_intent(self, name: str, **fields: Any) -> None:
-        """Register a PRISM intent template for an agent step."""
+        """Add the template to the registry and drop every cached context (any could have
+        started from the template it replaces)."""
         self.intents.register(name, **fields)
         self.recall_cache.invalidate(None)
 
