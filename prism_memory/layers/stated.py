@@ -49,9 +49,7 @@ class StatedFacts:
         source_ids: Sequence[str],
         surface: str | None,
     ) -> RememberResult:
-        """Read the fact as a user statement through the rule extractor and reconcile what it
-        finds with the scope's facts; keep the text itself as a fact unless the scope already
-        says the same."""
+        """The fact through the rule extractor and reconciliation; the text kept unless said."""
         self.engine.check_open()
         meta = {"surface": surface} if surface else {}
         statement = self.engine.build_record(
