@@ -60,6 +60,7 @@ from .calibration import Calibration, calibration_for
 from .construct import Scored, prism_total, score_candidates, select
 from .context import ContextItem, MemoryContext, RecallTrace, in_thread
 from .fusion import Candidate, fuse, scored_records, with_payloads
+from .graph import GRAPH_ROUTE, second_hop, speaker_names
 from .intent import Intent, IntentRegistry, analyze_query
 from .names import ScopeNames, known_names
 from .neighbours import neighbour_candidates, neighbour_routes, neighbours_wanted
@@ -322,6 +323,19 @@ class RecallPipeline:
         run.trace.routes = {name: len(hits) for name, hits in results.items()}
         fused = fuse(results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None)
         candidates, vectors = _filled(_pool(fused, cfg.pool_size), store, run.scope, space.name)
+        if GRAPH_ROUTE in cfg.routes:  # the second hop, along the first hop's link keys
+            candidates, vectors = second_hop(
+                store,
+                run.scope,
+                plan.base_filter,
+                candidates,
+                vectors,
+                vector=space.vector,
+                space=space.name,
+                cfg=cfg,
+                speakers=speaker_names(self._known_names(run.scope)[1]),
+            )
+            run.trace.routes[GRAPH_ROUTE] = sum(GRAPH_ROUTE in c.ranks for c in candidates)
         if space.cjk:
             for cand in candidates:
                 cand.vector = vectors.get(cand.id)

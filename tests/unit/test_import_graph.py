@@ -177,6 +177,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
         "prism_memory.errors",
         "prism_memory.config",
         "prism_memory.records",
+        "prism_memory.links",
         "prism_memory.results",
         "prism_memory.versions",
         "prism_memory.sparse",
