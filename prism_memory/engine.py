@@ -196,9 +196,11 @@ class Engine:
         inserted: Sequence[MemoryRecord] | None = None,
         updated: Sequence[str] = (),
         deleted: Sequence[str] = (),
+        fields: Collection[str] | None = None,
     ) -> None:
         """Tell every listener on the store that records of ``scope`` changed (``None`` = every
-        scope); ``inserted``: the records upserted, when that is the whole change.
+        scope); ``inserted``: the records upserted, when that is the whole change; ``fields``:
+        the payload fields an in-place update set.
 
         The write methods below announce their own changes; this is for a change made
         outside the engine (``RecordStore.changed``)."""
@@ -208,6 +210,7 @@ class Engine:
             None if inserted is None else tuple(inserted),
             tuple(updated),
             tuple(deleted),
+            None if fields is None else frozenset(fields),
         )
         self._shared.bus.publish(event)
 
@@ -530,7 +533,7 @@ class Engine:
             )
         self.store.set_payload(todo, scope, dict(fields))
         if announce:
-            self.notify_write(scope, reindex=reindex, updated=todo)
+            self.notify_write(scope, reindex=reindex, updated=todo, fields=fields.keys())
 
     def delete(self, ids: Sequence[str], scope: Scope, *, reindex: bool = False) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched; 256 per store call);
