@@ -227,7 +227,7 @@ _DOSE = re.compile(
     r"^on\s+(?P<dose>\d[\d.]*\s?(?:mg|mcg|g|ml|iu|units?)\b[^,;]*?)\s+of\s+(?P<drug>[a-z][\w-]+)",
     re.I,
 )
-_SALARY = re.compile(
+SALARY = re.compile(
     rf"{MONEY}\s*(?:a|per|/|each|every)\s*(?P<per>year|yr|annum|month|hour|hr|week)\b", re.I
 )
 # adjectives that describe a lasting state of a person, not a mood
@@ -254,21 +254,21 @@ _APPOSITIVE = re.compile(r"\b((?:[Mm]y|[Oo]ur)\s+(?:[\w-]+\s+)?[\w-]+),\s+([A-Z]
 
 
 @dataclass
-class _Tok:
+class Tok:
     text: str
     low: str
     start: int
     end: int
 
 
-def _tokens(text: str) -> list[_Tok]:
+def tokens(text: str) -> list[Tok]:
     out = []
     for m in _TOKEN.finditer(text):
         word = m.group(0)
         end = m.end()
         if word.endswith(".") and len(word) > 1:
             word, end = word[:-1], end - 1  # "Mr." is the title "mr"
-        out.append(_Tok(word, word.lower(), m.start(), end))
+        out.append(Tok(word, word.lower(), m.start(), end))
     return out
 
 
@@ -395,11 +395,11 @@ def _subject_verb(m: re.Match[str], name: str, who: str | None) -> str:
     if who is None:
         form = {"am": "are", "was": "were"}.get(verb.lower(), verb)
     else:
-        form = third_singular(verb) if _is_present_verb(verb) else verb
+        form = third_singular(verb) if is_present_verb(verb) else verb
     return f"{name}{middle}{form}"
 
 
-def _is_present_verb(word: str) -> bool:
+def is_present_verb(word: str) -> bool:
     low = word.lower()
     if low in MODALS or low in PAST_FORMS or low in ("was", "were"):
         return False
@@ -410,7 +410,7 @@ def _is_present_verb(word: str) -> bool:
     return not (low in DETERMINERS or low in PREPOSITIONS or low in ("not", "never"))
 
 
-def _possessive_value(text: str) -> str:
+def possessive_value(text: str) -> str:
     """A value told from the holder's side: "my" -> "their", "me" -> "them"."""
     text = re.sub(r"\bmy\b", "their", text)
     text = re.sub(r"\bMy\b", "Their", text)
@@ -419,7 +419,7 @@ def _possessive_value(text: str) -> str:
     return text
 
 
-def _clean_value(text: str) -> str:
+def clean_value(text: str) -> str:
     text = re.sub(r"[,\s]+please$", "", text.strip(), flags=re.I)
     text = text.strip(" ,;:-—–'\"")
     prev = None
@@ -429,7 +429,7 @@ def _clean_value(text: str) -> str:
     return text
 
 
-def _strip_article(text: str) -> str:
+def strip_article(text: str) -> str:
     return re.sub(r"^(?:a|an|the|some)\s+", "", text, flags=re.I)
 
 
@@ -454,7 +454,7 @@ def normalize_attribute(noun: str) -> str:
     return text
 
 
-def _head(words: Sequence[str]) -> str | None:
+def head_noun(words: Sequence[str]) -> str | None:
     """The head noun of an object phrase (its last word before a preposition)."""
     head: str | None = None
     for w in words:
@@ -466,7 +466,7 @@ def _head(words: Sequence[str]) -> str | None:
     return head
 
 
-def _singular(word: str) -> str:
+def singular_noun(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "sses", "xes")):
@@ -476,14 +476,14 @@ def _singular(word: str) -> str:
     return word
 
 
-def _is_job(phrase: str) -> bool:
+def is_job(phrase: str) -> bool:
     words = re.findall(r"[a-z-]+", phrase.lower())
     if not words:
         return False
-    head = _head(words) or words[-1]
+    head = head_noun(words) or words[-1]
     if head in NOT_JOBS:
         return False
-    if head in JOBS or _singular(head) in JOBS:
+    if head in JOBS or singular_noun(head) in JOBS:
         return True
     return bool(re.search(r"(?:ist|ian|eer|ista|ologist|ographer)$", head)) or (
         bool(re.search(r"(?:er|or|ant)$", head))
@@ -494,7 +494,7 @@ def _is_job(phrase: str) -> bool:
 
 
 @dataclass
-class _Subject:
+class Subject:
     kind: str  # self | person | pet | possessed | other
     name: str | None = None  # the holder (None: the speaker)
     relation: str | None = None
@@ -506,7 +506,7 @@ class _Subject:
 
 
 @dataclass
-class _Pred:
+class Pred:
     start: int
     verb: str = ""
     lemma: str = ""
@@ -542,8 +542,8 @@ _TO_MODALS = {
 }
 
 
-class _VerbGroup:
-    """Reads the verb group of a clause from token ``i`` into a :class:`_Pred`.
+class VerbGroup:
+    """Reads the verb group of a clause from token ``i`` into a :class:`Pred`.
 
     Stages, in the order a clause meets them: adverbs and negation (:meth:`skip`, between any
     two), a modal ("will", "would rather", "can"), an "X to" verb ("need to", "plan to"), "start
@@ -552,11 +552,11 @@ class _VerbGroup:
     else the main verb itself (:func:`_main_verb`). ``None``: no predicate.
     """
 
-    def __init__(self, toks: list[_Tok], i: int) -> None:
+    def __init__(self, toks: list[Tok], i: int) -> None:
         self.toks = toks
         self.words = [t.low for t in toks]
         self.n = len(toks)
-        self.p = _Pred(start=i)
+        self.p = Pred(start=i)
 
     def skip(self, j: int) -> int:
         """The index after the adverbs, "kind of", "no longer" and negations from ``j``."""
@@ -582,7 +582,7 @@ class _VerbGroup:
             break
         return j
 
-    def read(self) -> _Pred | None:
+    def read(self) -> Pred | None:
         j = self.skip(self.p.start)
         for stage in (self._modal, self._to_verb, self._start_to):
             if j >= self.n:
@@ -638,12 +638,12 @@ class _VerbGroup:
             return self.skip(j + 2)  # "I started to learn Spanish": the verb is "learn"
         return j
 
-    def _copula(self, rest: int) -> _Pred:
+    def _copula(self, rest: int) -> Pred:
         self.p.copula = True
         self.p.rest = rest
         return self.p
 
-    def _be(self, j: int) -> _Pred | None:
+    def _be(self, j: int) -> Pred | None:
         words, n, p = self.words, self.n, self.p
         w = words[j]
         p.aux.append(w)
@@ -676,7 +676,7 @@ class _VerbGroup:
             p.tense = "passive"  # "I was told", "it is cancelled": no state of the subject
         return self._copula(j)
 
-    def _going_to(self, j: int) -> _Pred | None:
+    def _going_to(self, j: int) -> Pred | None:
         """``be going to``: the future ("I'm going to move"), else a trip ("going to Rome")."""
         words, n, p = self.words, self.n, self.p
         nxt = words[j + 2] if j + 2 < n else ""
@@ -684,7 +684,7 @@ class _VerbGroup:
             nxt
             and nxt not in DETERMINERS
             and not self.toks[j + 2].text[:1].isupper()
-            and _looks_like_verb(nxt)
+            and looks_like_verb(nxt)
         ):
             p.modal = "future"
             j = self.skip(j + 2)
@@ -696,7 +696,7 @@ class _VerbGroup:
         p.verb, p.lemma, p.verb_index, p.rest = "going", "go", j, j + 1
         return p
 
-    def _have(self, j: int) -> _Pred | None:
+    def _have(self, j: int) -> Pred | None:
         words, n, p = self.words, self.n, self.p
         w = words[j]
         p.aux.append(w)
@@ -726,7 +726,7 @@ class _VerbGroup:
         p.verb, p.lemma, p.verb_index, p.rest = w, "have", j, j + 1
         return p
 
-    def _have_been(self, j2: int) -> _Pred | None:
+    def _have_been(self, j2: int) -> Pred | None:
         """``have been``: perfect progressive ("been learning"), "been to", else a copula."""
         words, n, p = self.words, self.n, self.p
         p.tense = "perfect"
@@ -740,7 +740,7 @@ class _VerbGroup:
         p.aux.append("been")
         return self._copula(j3)
 
-    def _do(self, j: int) -> _Pred | None:
+    def _do(self, j: int) -> Pred | None:
         words, n, p = self.words, self.n, self.p
         w = words[j]
         j2 = self.skip(j + 1)
@@ -757,7 +757,7 @@ class _VerbGroup:
         return p
 
 
-def _main_verb(p: _Pred, toks: list[_Tok], j: int) -> _Pred | None:
+def _main_verb(p: Pred, toks: list[Tok], j: int) -> Pred | None:
     """``p`` completed with the main verb at ``j`` (and its particle), or ``None`` when the
     word there cannot be a verb."""
     n = len(toks)
@@ -816,7 +816,7 @@ class EnglishExtractor:
 
     # -- one clause ---------------------------------------------------------------------
     def clause(self, clause: str) -> list[FactCandidate]:
-        toks = _tokens(clause)
+        toks = tokens(clause)
         if not toks:
             return []
         times = [t for t in find_times(clause, self.base) if t.has_date]
@@ -861,7 +861,7 @@ class EnglishExtractor:
         return out
 
     # -- subjects -----------------------------------------------------------------------
-    def _subject(self, toks: list[_Tok]) -> _Subject | None:
+    def _subject(self, toks: list[Tok]) -> Subject | None:
         """The clause's subject: of the subject-like spans (:meth:`_subject_spans`), those a
         relative clause does not hide, the first (:meth:`_chosen_subject`); in a clause opened
         by a subordinator, the "I" of the main clause after it, else the first, marked
@@ -875,9 +875,9 @@ class EnglishExtractor:
         found = [
             s
             for s in found
-            if s.kind != "self" or s.start == 0 or fronted or _starts_clause(toks, s.start)
+            if s.kind != "self" or s.start == 0 or fronted or starts_clause(toks, s.start)
         ]
-        found = [s for s in found if s.kind != "possessed" or _starts_clause(toks, s.start)]
+        found = [s for s in found if s.kind != "possessed" or starts_clause(toks, s.start)]
         if not found:
             return None
         if lead in SUBORDINATORS:
@@ -887,15 +887,15 @@ class EnglishExtractor:
             found[0].subordinate = True
         return self._chosen_subject(toks, found[0], first_self)
 
-    def _subject_spans(self, toks: list[_Tok]) -> tuple[list[_Subject], _Subject | None]:
+    def _subject_spans(self, toks: list[Tok]) -> tuple[list[Subject], Subject | None]:
         """Every span that can be a subject ("I", "we", "my sister Anna", "my rent", "she" for
         the last person named, "Dr. Lee", a person met before), in order, and the first "I"."""
         first_self = None
-        found: list[_Subject] = []
+        found: list[Subject] = []
         n = len(toks)
         for i, t in enumerate(toks):
             if t.text == "I" or t.low == "we":
-                s = _Subject("self", None, start=i, end=i + 1)
+                s = Subject("self", None, start=i, end=i + 1)
                 found.append(s)
                 if first_self is None:
                     first_self = s
@@ -904,22 +904,22 @@ class EnglishExtractor:
                 if s2 is not None:
                     found.append(s2)
             elif t.low in ("he", "she") and self.last_person:
-                found.append(_Subject("person", self.last_person, start=i, end=i + 1, pronoun=True))
+                found.append(Subject("person", self.last_person, start=i, end=i + 1, pronoun=True))
             elif t.low in TITLES and i + 1 < n and toks[i + 1].text[:1].isupper():
                 name = toks[i + 1].text
-                found.append(_Subject("person", name, start=i, end=i + 2))
+                found.append(Subject("person", name, start=i, end=i + 2))
             elif (
                 t.text[:1].isupper()
                 and t.low in self.people
                 and i + 1 < n
                 and (toks[i + 1].low not in PREPOSITIONS)
             ):
-                found.append(_Subject("person", self.people[t.low], start=i, end=i + 1))
+                found.append(Subject("person", self.people[t.low], start=i, end=i + 1))
         return found, first_self
 
     def _chosen_subject(
-        self, toks: list[_Tok], chosen: _Subject, first_self: _Subject | None
-    ) -> _Subject:
+        self, toks: list[Tok], chosen: Subject, first_self: Subject | None
+    ) -> Subject:
         """``chosen``, except "My partner Tom and I" (the speaker's statement) and a possessed
         thing after an "I" (the "I"); a chosen person becomes the last person named."""
         if (
@@ -929,7 +929,7 @@ class EnglishExtractor:
             and (toks[chosen.end + 1].text == "I" or toks[chosen.end + 1].low == "we")
         ):
             # "My partner Tom and I want ...": the speaker's (shared) statement
-            return _Subject("self", None, start=chosen.start, end=chosen.end + 2)
+            return Subject("self", None, start=chosen.start, end=chosen.end + 2)
         if chosen.kind == "person":
             self.last_person = chosen.name
         if (
@@ -941,7 +941,7 @@ class EnglishExtractor:
             return first_self
         return chosen
 
-    def _possessive_subject(self, toks: list[_Tok], i: int) -> _Subject | None:
+    def _possessive_subject(self, toks: list[Tok], i: int) -> Subject | None:
         """ "my sister Anna", "my boss", "our cat Miso", "my monthly rent" at index i."""
         n = len(toks)
         j = i + 1
@@ -960,9 +960,9 @@ class EnglishExtractor:
             kind = "pet" if word in PETS else "person"
             relation = " ".join([*[m for m in mods if m in KIN_RELATION_MODIFIERS], rel_word])
             return self._relative(toks, i, j, kind, relation)
-        return _possessed(toks, i, j)
+        return possessed_subject(toks, i, j)
 
-    def _relative(self, toks: list[_Tok], i: int, j: int, kind: str, relation: str) -> _Subject:
+    def _relative(self, toks: list[Tok], i: int, j: int, kind: str, relation: str) -> Subject:
         """A relative or a pet from "my" at ``i`` to its noun at ``j``: named ("my sister
         (named) Anna Lee") or not ("my boss": the speaker's boss)."""
         n = len(toks)
@@ -978,23 +978,23 @@ class EnglishExtractor:
             name = " ".join(name_toks)
             if kind == "person":
                 self.last_person = name
-            return _Subject(kind, name, relation, start=i, end=k + len(name_toks))
+            return Subject(kind, name, relation, start=i, end=k + len(name_toks))
         owner = self.who or "User"
         if kind == "pet":
-            return _Subject("pet", None, relation, start=i, end=j + 1)
-        return _Subject("person", f"{owner}'s {relation}", relation, start=i, end=j + 1)
+            return Subject("pet", None, relation, start=i, end=j + 1)
+        return Subject("person", f"{owner}'s {relation}", relation, start=i, end=j + 1)
 
     # -- predicates ---------------------------------------------------------------------
-    def _predicate(self, toks: list[_Tok], i: int) -> _Pred | None:
-        return _VerbGroup(toks, i).read()
+    def _predicate(self, toks: list[Tok], i: int) -> Pred | None:
+        return VerbGroup(toks, i).read()
 
     # -- rules over (subject, predicate) -------------------------------------------------
-    def _holder(self, subject: _Subject) -> str:
+    def _holder(self, subject: Subject) -> str:
         if subject.kind == "self":
             return self.who or "user"
         return subject.name or (self.who or "user")
 
-    def _rest_text(self, clause: str, toks: list[_Tok], k: int) -> str:
+    def _rest_text(self, clause: str, toks: list[Tok], k: int) -> str:
         """The object/complement: the clause from token k up to a clause-ending word."""
         n = len(toks)
         end = n
@@ -1008,14 +1008,14 @@ class EnglishExtractor:
                 break
         if k >= end:
             return ""
-        return _clean_value(clause[toks[k].start : toks[end - 1].end])
+        return clean_value(clause[toks[k].start : toks[end - 1].end])
 
     def _predicate_rules(
         self,
         clause: str,
-        toks: list[_Tok],
-        subject: _Subject,
-        p: _Pred,
+        toks: list[Tok],
+        subject: Subject,
+        p: Pred,
         times: list[TimeMention],
     ) -> list[FactCandidate]:
         """What a (subject, verb group) clause states, by the verb group's kind: a wish or a
@@ -1023,7 +1023,7 @@ class EnglishExtractor:
         ("I went vegan"), a plan ("I will ..."), a preference verb, a slot verb ("I live in"),
         a habit, else a generic statement ("I play bass")."""
         holder = self._holder(subject)
-        rest = _without_times(self._rest_text(clause, toks, p.rest), times)
+        rest = without_times(self._rest_text(clause, toks, p.rest), times)
         if p.modal in ("hedge", "wish", "past_habit"):
             return []
         if subject.kind == "possessed":
@@ -1034,7 +1034,7 @@ class EnglishExtractor:
             return self._wanted(clause, toks, p, rest, holder)
         verb = p.lemma
         if p.copula:
-            full = _clean_value(clause[toks[p.rest].start :]) if p.rest < len(toks) else ""
+            full = clean_value(clause[toks[p.rest].start :]) if p.rest < len(toks) else ""
             return self._copula_rules(subject, p, rest, holder, times, full)
         if verb in ("become", "go", "turn", "get", "stay", "remain") and rest:
             became = self._copula_rules(subject, p, rest, holder, times)
@@ -1056,38 +1056,38 @@ class EnglishExtractor:
             and rest
             and not rest_low.startswith(("to ", "with "))
         ):
-            obj = _clean_obj(rest)
+            obj = clean_obj(rest)
             if obj:
-                return [_pref(holder, _strip_article(obj), "like", 0.7)]
-        if not _states_something(subject, p, rest, times):
+                return [preference_candidate(holder, strip_article(obj), "like", 0.7)]
+        if not states_something(subject, p, rest, times):
             return []
         return self._generic_statement(clause, toks, subject, p, rest, holder)
 
     def _wanted(
-        self, clause: str, toks: list[_Tok], p: _Pred, rest: str, holder: str
+        self, clause: str, toks: list[Tok], p: Pred, rest: str, holder: str
     ) -> list[FactCandidate]:
         """ "I'd rather X" (a like, or with "not" an avoid) and "I'd like X" (a need)."""
         if p.modal == "rather":
-            obj = _clean_obj(
+            obj = clean_obj(
                 rest if p.copula or not p.verb else self._rest_text(clause, toks, p.verb_index)
             )
             if obj and len(obj.split()) >= 2:
-                return [_pref(holder, obj, "avoid" if p.neg else "like", 0.7)]
+                return [preference_candidate(holder, obj, "avoid" if p.neg else "like", 0.7)]
             return []
-        obj = _clean_obj(self._rest_text(clause, toks, p.verb_index + 1))
+        obj = clean_obj(self._rest_text(clause, toks, p.verb_index + 1))
         if obj and not obj.lower().startswith("to "):
-            return [_pref(holder, _strip_article(obj), "need", 0.65)]
+            return [preference_candidate(holder, strip_article(obj), "need", 0.65)]
         return []
 
     @staticmethod
-    def _verb_preference(p: _Pred, rest: str, holder: str) -> list[FactCandidate]:
+    def _verb_preference(p: Pred, rest: str, holder: str) -> list[FactCandidate]:
         """A preference verb ("I love X", "I don't like X", "I avoid X"), "I can't stand X",
         or a negated present consumption ("I don't eat meat": an avoid)."""
         verb = p.lemma
         if verb in LIKE_VERBS | DISLIKE_VERBS | AVOID_VERBS:
             if p.tense == "past":
                 return []  # "I loved it as a kid": not a current preference
-            obj = _clean_obj(rest)
+            obj = clean_obj(rest)
             if obj is None:
                 return []
             if verb in LIKE_VERBS:
@@ -1098,23 +1098,23 @@ class EnglishExtractor:
                 polarity = "avoid"
             if p.verb in ("stand",):
                 polarity = "dislike"
-            return [_pref(holder, _strip_article(obj), polarity, 0.75)]
+            return [preference_candidate(holder, strip_article(obj), polarity, 0.75)]
         if p.verb == "stand":
-            obj = _clean_obj(rest)
-            return [_pref(holder, obj, "dislike", 0.75)] if obj else []
+            obj = clean_obj(rest)
+            return [preference_candidate(holder, obj, "dislike", 0.75)] if obj else []
         consume = verb in CONSUME_VERBS or (verb == "have" and p.modal == "ability")
         if consume and rest and p.tense == "present":
-            obj = _clean_obj(re.sub(r"^(?:any|anything with)\s+", "", rest, flags=re.I))
+            obj = clean_obj(re.sub(r"^(?:any|anything with)\s+", "", rest, flags=re.I))
             if obj:
-                return [_pref(holder, _strip_article(obj), "avoid", 0.8)]
+                return [preference_candidate(holder, strip_article(obj), "avoid", 0.8)]
         return []
 
     def _generic_statement(
         self,
         clause: str,
-        toks: list[_Tok],
-        subject: _Subject,
-        p: _Pred,
+        toks: list[Tok],
+        subject: Subject,
+        p: Pred,
         rest: str,
         holder: str,
     ) -> list[FactCandidate]:
@@ -1123,9 +1123,9 @@ class EnglishExtractor:
         verb = p.lemma
         rest_low = rest.lower()
         phrase = self._verb_phrase(toks, p, clause, subject.kind == "self")
-        head = _head([t.low for t in _tokens(rest)]) or ""
-        key_head = _singular(head) if head else ""
-        value = _possessive_value(rest)
+        head = head_noun([t.low for t in tokens(rest)]) or ""
+        key_head = singular_noun(head) if head else ""
+        value = possessive_value(rest)
         fields = {
             "attribute": verb + (f" {p.particle}" if p.particle else ""),
             "value": value,
@@ -1142,7 +1142,7 @@ class EnglishExtractor:
             and head not in PRONOUN_OBJECTS
             and re.match(r"^(?:a|an|the|my|our|some|two|three|new)\s", rest_low)
         ):
-            fields["attribute"] = _singular(head)
+            fields["attribute"] = singular_noun(head)
             key = None
         elif (
             verb == "do"
@@ -1150,15 +1150,13 @@ class EnglishExtractor:
             and head.islower()
             and re.match(r"^(?:my|our|the|all\s+my)\s", rest_low)
         ):
-            fields["attribute"] = _singular(head)  # "I do my workouts in the morning"
+            fields["attribute"] = singular_noun(head)  # "I do my workouts in the morning"
             key = None
         else:
             key = "Fact|" + "|".join([holder.lower(), *key_words, value.lower()])
         return [FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=key is not None)]
 
-    def _verb_phrase(
-        self, toks: list[_Tok], p: _Pred, clause: str, first_person: bool = True
-    ) -> str:
+    def _verb_phrase(self, toks: list[Tok], p: Pred, clause: str, first_person: bool = True) -> str:
         """The verb group as said of the holder: "I am learning" -> "is learning"."""
         start = toks[p.start].start if p.start < len(toks) else 0
         end_tok = p.rest - 1 if p.rest - 1 < len(toks) else len(toks) - 1
@@ -1174,24 +1172,24 @@ class EnglishExtractor:
                 if w.lower() not in ADVERBS:
                     words[idx] = (
                         third_singular(w)
-                        if _is_present_verb(w) or w.lower() in ("am", "have", "do")
+                        if is_present_verb(w) or w.lower() in ("am", "have", "do")
                         else w
                     )
                     break
         else:
             words[0] = (
                 third_singular(first)
-                if _is_present_verb(first) or first.lower() in ("am", "have", "do")
+                if is_present_verb(first) or first.lower() in ("am", "have", "do")
                 else first
             )
         return " ".join(words)
 
     @staticmethod
-    def _verb_slots(p: _Pred, rest: str, holder: str) -> list[FactCandidate]:
+    def _verb_slots(p: Pred, rest: str, holder: str) -> list[FactCandidate]:
         """A slot a verb fills, read in this order: where the holder lives, where and as what
         they work, how they commute, what they drive, what they earn, a new job, what they
         studied, where they grew up, an age they turned; ``[]``: none."""
-        for read in (_residence_slot, _work_slot, _routine_slot, _history_slot):
+        for read in (residence_slot, work_slot, routine_slot, history_slot):
             found = read(p, rest, holder)
             if found is not None:
                 return found
@@ -1199,22 +1197,22 @@ class EnglishExtractor:
 
     def _copula_rules(
         self,
-        subject: _Subject,
-        p: _Pred,
+        subject: Subject,
+        p: Pred,
         rest: str,
         holder: str,
         times: list[TimeMention],
         full_rest: str = "",
     ) -> list[FactCandidate]:
         """What "<subject> is <rest>" states: an allergy, a diet or a preference phrase
-        (:func:`_copula_preference`); when affirmative and present, a slot
+        (:func:`copula_preference`); when affirmative and present, a slot
         (:meth:`_copula_slot`: age, workplace, hometown, home city, dose, salary, occupation);
-        else a lasting state ("I'm a morning person", :func:`_copula_state`)."""
+        else a lasting state ("I'm a morning person", :func:`copula_state`)."""
         if not rest or (p.modal in ("future", "must") and not times):
             return []
         if p.tense == "passive":
             return []
-        said = _copula_preference(p, rest, holder)
+        said = copula_preference(p, rest, holder)
         if said is not None:
             return said
         if p.neg:
@@ -1224,10 +1222,10 @@ class EnglishExtractor:
         slot = self._copula_slot(subject, p, rest, holder, full_rest)
         if slot is not None:
             return slot
-        return _copula_state(subject, p, rest, holder, times)
+        return copula_state(subject, p, rest, holder, times)
 
     def _copula_slot(
-        self, subject: _Subject, p: _Pred, rest: str, holder: str, full_rest: str
+        self, subject: Subject, p: Pred, rest: str, holder: str, full_rest: str
     ) -> list[FactCandidate] | None:
         """A slot a copula fills ("I'm 34", "I'm now at KPMG", "I'm from Leeds", "I'm based in
         Oslo", "I'm on 20mg of X", "I'm on 60k", "I'm the one who plays bass", "I'm a nurse");
@@ -1237,30 +1235,36 @@ class EnglishExtractor:
             r"^(?P<n>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?(?:\s+(?:now|this year|already))?$", low
         )
         if m and 0 < int(m.group("n")) < 125 and subject.kind in ("self", "person"):
-            return [_fact(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))]
+            return [
+                fact_candidate(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))
+            ]
         m = re.match(r"^(?:working\s+)?(?:at|with|for)\s+(?P<v>[A-Z][\w&.' -]{1,40})$", rest)
         if m and (p.now or _JOB_CONTEXT.search(self._sentence)):
-            return [_fact(holder, "workplace", m.group("v"), 0.75, 0.65)]  # "I'm now at KPMG"
+            return [
+                fact_candidate(holder, "workplace", m.group("v"), 0.75, 0.65)
+            ]  # "I'm now at KPMG"
         m = re.match(r"^from\s+(?P<v>[A-Z][\w .'-]{1,40})$", rest)
         if m:
-            return [_fact(holder, "hometown", m.group("v"), 0.75, 0.6)]
+            return [fact_candidate(holder, "hometown", m.group("v"), 0.75, 0.6)]
         m = re.match(
             r"^(?:living|based|located|settled)\s+(?:in|near|outside)\s+(?P<v>.+)$", rest, re.I
         )
         if m:
-            return [_fact(holder, "home city", m.group("v"), 0.8, 0.7)]
+            return [fact_candidate(holder, "home city", m.group("v"), 0.8, 0.7)]
         m = _DOSE.match(rest)
         if m:
             return [
-                _fact(
+                fact_candidate(
                     holder, f"{m.group('drug').lower()} dose", m.group("dose"), 0.8, 0.7, money=True
                 )
             ]
-        if re.match(r"^on\s+", low) and _SALARY.search(rest):
-            return [_fact(holder, "salary", re.sub(r"^on\s+", "", rest), 0.8, 0.7, money=True)]
+        if re.match(r"^on\s+", low) and SALARY.search(rest):
+            return [
+                fact_candidate(holder, "salary", re.sub(r"^on\s+", "", rest), 0.8, 0.7, money=True)
+            ]
         m = re.match(r"^the\s+one\s+(?:who|that)\s+(?P<v>\w+)\s+(?P<o>.+)$", full_rest, re.I)
         if m:
-            value = _possessive_value(m.group("o"))
+            value = possessive_value(m.group("o"))
             verb = lemma(m.group("v"))
             fields = {"attribute": verb, "value": value, "predicate": m.group("v")}
             key = f"Fact|{holder.lower()}|{verb}|{value.lower()}"
@@ -1269,13 +1273,13 @@ class EnglishExtractor:
         job_text = (
             m.group("v") if m else (rest if subject.kind in ("self", "person") and p.now else None)
         )
-        if job_text and _is_job(job_text):
+        if job_text and is_job(job_text):
             job_text = re.split(r"\s+and\s+", job_text)[0]
-            return [_fact(holder, "occupation", _possessive_value(job_text), 0.8, 0.7)]
+            return [fact_candidate(holder, "occupation", possessive_value(job_text), 0.8, 0.7)]
         return None
 
     def _possessed_rules(
-        self, subject: _Subject, p: _Pred, rest: str, holder: str, times: list[TimeMention]
+        self, subject: Subject, p: Pred, rest: str, holder: str, times: list[TimeMention]
     ) -> list[FactCandidate]:
         noun = subject.noun or ""
         attr = normalize_attribute(noun)
@@ -1302,7 +1306,7 @@ class EnglishExtractor:
             first = rest.lower().split()[0]
             if first in EVALUATIVE or (first in EMOTION and first not in PLACE_WORDS):
                 return []  # "my art is important to me": an opinion
-            value = _strip_article(_possessive_value(rest))
+            value = strip_article(possessive_value(rest))
             amount, unit = (None, None)
             if re.search(r"\d", value):
                 amount, unit = read_money(value)
@@ -1317,14 +1321,12 @@ class EnglishExtractor:
         if p.modal is not None or p.neg or p.tense != "present":
             return []
         attr = " ".join(w for w in noun.lower().split() if w not in DETERMINERS) or attr
-        value = _possessive_value(
-            f"{p.verb}{' ' + p.particle if p.particle else ''} {rest}".strip()
-        )
+        value = possessive_value(f"{p.verb}{' ' + p.particle if p.particle else ''} {rest}".strip())
         fields = {"attribute": attr, "value": value, "subject": holder}
         return [FactCandidate("Fact", fields, 0.65, 0.6)]
 
     def _plan_rules(
-        self, subject: _Subject, p: _Pred, rest: str, holder: str, times: list[TimeMention]
+        self, subject: Subject, p: Pred, rest: str, holder: str, times: list[TimeMention]
     ) -> list[FactCandidate]:
         if times:
             return []  # the event carries it
@@ -1332,10 +1334,10 @@ class EnglishExtractor:
             return [self._plan_event(holder, p, rest)]
         return []
 
-    def _plan_event(self, holder: str, p: _Pred, rest: str) -> FactCandidate:
+    def _plan_event(self, holder: str, p: Pred, rest: str) -> FactCandidate:
         who = holder if holder != "user" else None
         verb = p.verb if p.tense == "progressive" else p.lemma
-        desc = f"{who or 'User'} {'is ' + verb if p.tense == 'progressive' else 'plans to ' + verb} {_possessive_value(rest)}"
+        desc = f"{who or 'User'} {'is ' + verb if p.tense == 'progressive' else 'plans to ' + verb} {possessive_value(rest)}"
         return FactCandidate(
             "Event",
             {"description": desc, "actor": who, "participants": []},
@@ -1344,7 +1346,7 @@ class EnglishExtractor:
         )
 
     # -- clause-level patterns ----------------------------------------------------------
-    def _persons(self, toks: list[_Tok]) -> list[FactCandidate]:
+    def _persons(self, toks: list[Tok]) -> list[FactCandidate]:
         out = []
         n = len(toks)
         for i, t in enumerate(toks):
@@ -1406,12 +1408,12 @@ class EnglishExtractor:
         return out
 
     def _changes(
-        self, clause: str, times: list[TimeMention], subject: _Subject | None
+        self, clause: str, times: list[TimeMention], subject: Subject | None
     ) -> list[FactCandidate]:
         """A stated change ("my rent went up to 1,400", "the meeting is now on the 5th"): the
         new value of the thing (a fact), or, when a date is the new value, the moved event;
         both retire what the thing's words name."""
-        said = _stated_change(clause)
+        said = stated_change(clause)
         if said is None:
             return []
         thing, new, own = said
@@ -1419,10 +1421,10 @@ class EnglishExtractor:
             holder = self.last_person or (self.who or "user")
         else:
             holder = self.who or "user"
-        new = _clean_value(new)
+        new = clean_value(new)
         thing_clean = re.sub(r"\s+(?:up|back)$", "", thing.strip())
         attr = normalize_attribute(thing_clean)
-        retire = _topic_words(thing_clean)
+        retire = topic_words(thing_clean)
         if attr in ("plan", "plans", "trip", "holiday") and not retire:
             retire = [attr]
         new_at = clause.find(new)
@@ -1440,13 +1442,13 @@ class EnglishExtractor:
                 "when": when.iso(),
             }
             return [FactCandidate("Event", fields, 0.75, 0.7, event_time=when.value, retire=retire)]
-        new = _clean_value(_without_times(re.split(r",\s*", new)[0], times))
+        new = clean_value(without_times(re.split(r",\s*", new)[0], times))
         if not new:
             return []
         amount, unit = read_money(new) if re.search(r"\d", new) else (None, None)
         values: dict[str, Any] = {
             "attribute": attr,
-            "value": _possessive_value(new),
+            "value": possessive_value(new),
             "subject": holder,
         }
         if amount is not None:
@@ -1469,10 +1471,10 @@ class EnglishExtractor:
             out.append(FactCandidate("Preference", fields, 0.8, 0.7))
         m = _CALL_ME.search(clause)
         if m:
-            out.append(_fact(holder, "preferred name", m.group("name"), 0.85, 0.7))
+            out.append(fact_candidate(holder, "preferred name", m.group("name"), 0.85, 0.7))
         m = _NEEDS.match(clause)
         if m and not re.match(r"^\s*(?:I|we|you|he|she|they|it|that|this)\b", clause, re.I):
-            obj = _clean_obj(m.group("obj") or m.group("obj2") or "")
+            obj = clean_obj(m.group("obj") or m.group("obj2") or "")
             if (
                 obj
                 and obj.lower() not in PRONOUN_OBJECTS
@@ -1520,14 +1522,14 @@ class EnglishExtractor:
         for pattern, polarity in ((_MAKES_ME_ILL, "avoid"), (_WHAT_I, "like")):
             m = pattern.search(text)
             if m:
-                obj = _clean_obj(m.group("obj") or (m.groupdict().get("obj2") or ""))
+                obj = clean_obj(m.group("obj") or (m.groupdict().get("obj2") or ""))
                 if obj:
-                    return [_pref(holder, obj, polarity, 0.75)]
+                    return [preference_candidate(holder, obj, polarity, 0.75)]
         for pattern in (_FAVOURITE_B, _FAVOURITE_A):
             m = pattern.search(text)
             if not m:
                 continue
-            obj = _clean_obj(m.group("obj"))
+            obj = clean_obj(m.group("obj"))
             if not obj:
                 continue
             obj = re.sub(r"^(?:and|but|so)\s+", "", obj, flags=re.I)
@@ -1554,11 +1556,11 @@ class EnglishExtractor:
             return []
         holder = self.who or "user"
         slot = normalize_attribute(m.group("slot"))
-        value = _strip_article(_clean_value(m.group("val")))
-        return [_fact(holder, slot, value, 0.75, 0.65)]
+        value = strip_article(clean_value(m.group("val")))
+        return [fact_candidate(holder, slot, value, 0.75, 0.65)]
 
     def _counts(
-        self, clause: str, subject: _Subject | None, sentence: str = ""
+        self, clause: str, subject: Subject | None, sentence: str = ""
     ) -> list[FactCandidate]:
         if subject is not None and subject.kind in ("person", "pet"):
             return []
@@ -1569,12 +1571,12 @@ class EnglishExtractor:
             before = re.findall(r"[\w']+", clause[: m.start()].lower())
             if before and before[-1] not in COUNT_AFTER:
                 continue  # "type 2 diabetes", "room 12 keys"
-            if noun in UNIT_NOUNS or _singular(noun) in UNIT_NOUNS or not noun.endswith("s"):
+            if noun in UNIT_NOUNS or singular_noun(noun) in UNIT_NOUNS or not noun.endswith("s"):
                 continue
             if noun in PREPOSITIONS or noun in DETERMINERS or noun in ADVERBS:
                 continue
             n = m.group("n")
-            key_noun = _singular(noun)
+            key_noun = singular_noun(noun)
             out.append(
                 FactCandidate(
                     "Fact",
@@ -1607,13 +1609,13 @@ class EnglishExtractor:
                         },
                         0.65,
                         0.6,
-                        key=f"Fact|{holder.lower()}|number of {_singular(noun)}",
+                        key=f"Fact|{holder.lower()}|number of {singular_noun(noun)}",
                     )
                 )
         return out
 
     # -- events -------------------------------------------------------------------------
-    def _eventful(self, toks: list[_Tok], subject: _Subject | None, pred: _Pred | None) -> bool:
+    def _eventful(self, toks: list[Tok], subject: Subject | None, pred: Pred | None) -> bool:
         if pred is not None and (
             pred.modal in ("hedge", "want", "rather", "past_habit")
             or (pred.lemma in COGNITIVE and pred.lemma not in ("hear", "remember", "forget"))
@@ -1643,12 +1645,12 @@ class EnglishExtractor:
         return any(len(t.low) > 2 and t.low.isalpha() and t.low not in NOT_LOWER for t in toks[:4])
 
     def _event(
-        self, clause: str, toks: list[_Tok], subject: _Subject | None, times: list[TimeMention]
+        self, clause: str, toks: list[Tok], subject: Subject | None, times: list[TimeMention]
     ) -> FactCandidate | None:
         """A dated event: the clause without its date words, told in the third person, with the
         persons it names; ``None`` when nothing but the date is left ("Last week.")."""
         when = times[0]
-        text = _tidy_event_text(_without_date_words(clause, times))
+        text = tidy_event_text(without_date_words(clause, times))
         desc = (
             third_person(text, self.who or "User")
             if re.search(r"\b(?:I|[Mm]y|me)\b", text)
@@ -1670,7 +1672,7 @@ class EnglishExtractor:
             event_time=when.value,
         )
 
-    def _participants(self, clause: str, toks: list[_Tok], subject: _Subject | None) -> list[str]:
+    def _participants(self, clause: str, toks: list[Tok], subject: Subject | None) -> list[str]:
         """The persons of an event: a named subject, persons met before, named persons."""
         participants = []
         if (
@@ -1689,7 +1691,7 @@ class EnglishExtractor:
         return participants
 
 
-def _stated_change(clause: str) -> tuple[str, str, str] | None:
+def stated_change(clause: str) -> tuple[str, str, str] | None:
     """``(thing, new value, owner word)`` of "my X changed to Y", "my X went up to 40" (a
     number) or "my X is now Y"; ``None``: no change stated (or "set/cut" without a number)."""
     m = _CHANGE.search(clause)
@@ -1713,7 +1715,7 @@ def _stated_change(clause: str) -> tuple[str, str, str] | None:
     return thing, new, own or ""
 
 
-def _possessed(toks: Sequence[_Tok], i: int, j: int) -> _Subject | None:
+def possessed_subject(toks: Sequence[Tok], i: int, j: int) -> Subject | None:
     """Something owned ("my monthly rent"): the noun phrase from ``j`` up to the verb (at most
     five words); ``None`` when no verb follows or the phrase is no noun."""
     n = len(toks)
@@ -1723,7 +1725,7 @@ def _possessed(toks: Sequence[_Tok], i: int, j: int) -> _Subject | None:
         w = toks[k].low
         if w in BE or w in HAVE or w in MODALS or w in DO or w in ("not",):
             break
-        if k > j and (_looks_like_verb(w) and w not in PREPOSITIONS):
+        if k > j and (looks_like_verb(w) and w not in PREPOSITIONS):
             break
         if w in (",", "and") or w in OBJ_STOP or w in ("i", "we", "he", "she", "they", "you"):
             return None
@@ -1734,10 +1736,10 @@ def _possessed(toks: Sequence[_Tok], i: int, j: int) -> _Subject | None:
     if any("'" in w for w in words) or words[-1].lower().endswith("ed"):
         return None
     noun = " ".join(words)
-    return _Subject("possessed", None, noun=noun, start=i, end=k)
+    return Subject("possessed", None, noun=noun, start=i, end=k)
 
 
-def _without_date_words(clause: str, times: Sequence[TimeMention]) -> str:
+def without_date_words(clause: str, times: Sequence[TimeMention]) -> str:
     """``clause`` without its date phrases (and the "on", "next", "since" before them), clock
     times and "to the 5th" ranges."""
     text = clause
@@ -1772,7 +1774,7 @@ def _without_date_words(clause: str, times: Sequence[TimeMention]) -> str:
     )
 
 
-def _tidy_event_text(text: str) -> str:
+def tidy_event_text(text: str) -> str:
     """An event's words without a trailing part of day, a dangling "is", openers ("so", "and
     then") and trailing "instead"/"again"; spaces and punctuation normalised."""
     text = re.sub(r"\s*\b(?:morning|afternoon|evening|night)\b\s*$", "", text.strip(), flags=re.I)
@@ -1788,13 +1790,13 @@ def _tidy_event_text(text: str) -> str:
     return re.sub(r"\s+(?:instead|now|again|too|as well)$", "", text, flags=re.I)
 
 
-def _residence_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+def residence_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
     """ "I live in Leeds"; "I moved to Oslo" (home city) or "to the Paris office" (workplace)."""
     verb = p.lemma
     rest_low = rest.lower()
     if verb == "live" and re.match(r"^(?:in|on|near|at|outside|just outside)\b", rest_low):
         place = re.sub(r"^(?:in|on|near|at|outside|just outside)\s+", "", rest, flags=re.I)
-        return [_fact(holder, "home city", place, 0.8, 0.7)]
+        return [fact_candidate(holder, "home city", place, 0.8, 0.7)]
     if (
         verb in ("move", "relocate")
         and p.tense in ("past", "perfect")
@@ -1806,42 +1808,42 @@ def _residence_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | N
             place,
             re.I,
         ):
-            return [_fact(holder, "workplace", place, 0.75, 0.65)]
+            return [fact_candidate(holder, "workplace", place, 0.75, 0.65)]
         if place[:1].isupper() or re.search(r"\b[A-Z]\w+", place):
-            return [_fact(holder, "home city", place, 0.8, 0.7)]
+            return [fact_candidate(holder, "home city", place, 0.8, 0.7)]
     return None
 
 
-def _work_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+def work_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
     """ "I work out", "I work as a nurse", "from home", "at Acme as an analyst", "for Acme"."""
     if p.lemma != "work":
         return None
     if p.particle == "out":
         value = rest or "works out"
-        return [_fact(holder, "workout", value, 0.65, 0.55, predicate="works out")]
+        return [fact_candidate(holder, "workout", value, 0.65, 0.55, predicate="works out")]
     m = re.match(r"^as\s+(?P<v>.+)$", rest, re.I)
     if m:
-        return [_fact(holder, "occupation", _strip_article(m.group("v")), 0.8, 0.7)]
+        return [fact_candidate(holder, "occupation", strip_article(m.group("v")), 0.8, 0.7)]
     m = re.match(r"^from\s+home\b\s*(?P<v>.*)$", rest, re.I)
     if m:
         value = m.group("v") or "works from home"
-        return [_fact(holder, "remote work", value, 0.7, 0.6, predicate="works from home")]
+        return [fact_candidate(holder, "remote work", value, 0.7, 0.6, predicate="works from home")]
     m = re.match(r"^(?:at|for)\s+(?P<v>.+?)\s+as\s+(?:an?\s+)?(?P<j>.+)$", rest, re.I)
     if m:
         return [
-            _fact(holder, "workplace", m.group("v"), 0.75, 0.7),
-            _fact(holder, "occupation", m.group("j"), 0.75, 0.7),
+            fact_candidate(holder, "workplace", m.group("v"), 0.75, 0.7),
+            fact_candidate(holder, "occupation", m.group("j"), 0.75, 0.7),
         ]
     m = re.match(r"^(?:at|for)\s+(?P<v>[^,;]+?)(?:\s+(?:to|so|because)\s.*)?$", rest, re.I)
     if m:
-        return [_fact(holder, "workplace", m.group("v"), 0.75, 0.7)]
+        return [fact_candidate(holder, "workplace", m.group("v"), 0.75, 0.7)]
     m = re.match(r"^in\s+(?P<v>[A-Z].+)$", rest)
     if m:
-        return [_fact(holder, "workplace", m.group("v"), 0.7, 0.65)]
+        return [fact_candidate(holder, "workplace", m.group("v"), 0.7, 0.65)]
     return None
 
 
-def _routine_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+def routine_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
     """ "I cycle to work" (commute), "I drive a Golf" (car), "I earn 60k" (salary)."""
     verb = p.lemma
     rest_low = rest.lower()
@@ -1850,19 +1852,19 @@ def _routine_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | Non
         verb in COMMUTE_VERBS or (verb == "take" and re.match(r"^(?:the|a)\s+\w+\s+to\s", rest_low))
     ):
         phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
-        return [_fact(holder, "commute", _possessive_value(phrase.strip()), 0.7, 0.6)]
+        return [fact_candidate(holder, "commute", possessive_value(phrase.strip()), 0.7, 0.6)]
     if (
         verb == "drive"
         and re.match(r"^(?:an?|the|my|our)\s+", rest_low)
         and not re.search(r"\bto\b", rest_low)
     ):
-        return [_fact(holder, "car", _strip_article(rest), 0.75, 0.6)]
-    if verb in ("earn", "make", "get") and _SALARY.search(rest):
-        return [_fact(holder, "salary", rest, 0.8, 0.7, money=True)]
+        return [fact_candidate(holder, "car", strip_article(rest), 0.75, 0.6)]
+    if verb in ("earn", "make", "get") and SALARY.search(rest):
+        return [fact_candidate(holder, "salary", rest, 0.8, 0.7, money=True)]
     return None
 
 
-def _history_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+def history_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
     """ "I started a new job at Acme" (workplace), "I studied law" (education), "I grew up in
     Cork" (hometown), "I just turned 40" (age)."""
     verb = p.lemma
@@ -1875,19 +1877,19 @@ def _history_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | Non
             re.I,
         )
         if m:
-            return [_fact(holder, "workplace", m.group("v"), 0.8, 0.7)]
+            return [fact_candidate(holder, "workplace", m.group("v"), 0.8, 0.7)]
     if verb in ("study", "major", "graduate") and rest and p.tense in ("past", "perfect"):
         phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
-        return [_fact(holder, "education", _possessive_value(phrase), 0.75, 0.6)]
+        return [fact_candidate(holder, "education", possessive_value(phrase), 0.75, 0.6)]
     if verb == "grow" and p.particle == "up" and re.match(r"^(?:in|near|outside|on)\s", rest_low):
-        return [_fact(holder, "hometown", re.sub(r"^\w+\s+", "", rest), 0.75, 0.6)]
+        return [fact_candidate(holder, "hometown", re.sub(r"^\w+\s+", "", rest), 0.75, 0.6)]
     m = re.match(r"^(?P<n>\d{1,3})(?:\s+years?\s+old)?$", rest_low)
     if verb == "turn" and m and 0 < int(m.group("n")) < 125:
-        return [_fact(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))]
+        return [fact_candidate(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))]
     return None
 
 
-def _copula_preference(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+def copula_preference(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
     """An allergy ("allergic to nuts"), a diet ("vegan"), a dietary restriction or a preference
     phrase ("a big fan of jazz", "not into horror") after a copula; ``None``: none of them."""
     low = rest.lower()
@@ -1895,25 +1897,29 @@ def _copula_preference(p: _Pred, rest: str, holder: str) -> list[FactCandidate] 
         r"^(?:very\s+|severely\s+|mildly\s+|deathly\s+)?allergic\s+to\s+(?P<o>.+)$", rest, re.I
     )
     if m:
-        obj = _clean_obj(m.group("o"))
-        return [_pref(holder, obj, "avoid", 0.9)] if obj else []
+        obj = clean_obj(m.group("o"))
+        return [preference_candidate(holder, obj, "avoid", 0.9)] if obj else []
     diet = _diet(p, low, holder)
     if diet is not None:
         return diet
     for phrase in LIKE_PHRASES:
         if low.startswith(phrase + " "):
-            obj = _clean_obj(rest[len(phrase) + 1 :])
+            obj = clean_obj(rest[len(phrase) + 1 :])
             if obj:
-                return [_pref(holder, _strip_article(obj), "dislike" if p.neg else "like", 0.75)]
+                return [
+                    preference_candidate(
+                        holder, strip_article(obj), "dislike" if p.neg else "like", 0.75
+                    )
+                ]
     for phrase in DISLIKE_PHRASES:
         if low.startswith(phrase + " "):
-            obj = _clean_obj(rest[len(phrase) + 1 :])
+            obj = clean_obj(rest[len(phrase) + 1 :])
             if obj:
-                return [_pref(holder, _strip_article(obj), "dislike", 0.75)]
+                return [preference_candidate(holder, strip_article(obj), "dislike", 0.75)]
     return None
 
 
-def _diet(p: _Pred, low: str, holder: str) -> list[FactCandidate] | None:
+def _diet(p: Pred, low: str, holder: str) -> list[FactCandidate] | None:
     """ "(now fully) vegan" -> a diet, "gluten-free" -> a dietary restriction; negated: nothing
     (``[]``); ``None``: no diet named."""
     for diet in DIETS:
@@ -1923,7 +1929,7 @@ def _diet(p: _Pred, low: str, holder: str) -> list[FactCandidate] | None:
         ):
             if p.neg:
                 return []
-            return [_fact(holder, "diet", diet, 0.85, 0.75)]
+            return [fact_candidate(holder, "diet", diet, 0.85, 0.75)]
     for diet in DIET_RESTRICTIONS:
         if re.match(
             rf"^(?:(?:a|an|now|fully|strictly|mostly|severely|completely|very)\s+)*{re.escape(diet)}\b",
@@ -1937,8 +1943,8 @@ def _diet(p: _Pred, low: str, holder: str) -> list[FactCandidate] | None:
     return None
 
 
-def _copula_state(
-    subject: _Subject, p: _Pred, rest: str, holder: str, times: Sequence[TimeMention]
+def copula_state(
+    subject: Subject, p: Pred, rest: str, holder: str, times: Sequence[TimeMention]
 ) -> list[FactCandidate]:
     """A lasting state of a person ("I'm a morning person", "she is in her second year"),
     keyed with its value; not an emotion, a place, a dated whereabouts or a passing activity."""
@@ -1971,13 +1977,13 @@ def _copula_state(
     be = "is" if p.tense != "past" else "was"
     if p.tense == "perfect" or "been" in p.aux:
         be = "has been"
-    value = _possessive_value(rest)
+    value = possessive_value(rest)
     fields = {"attribute": "is", "value": value, "predicate": be, "subject": holder}
     key = f"Fact|{holder.lower()}|be|{value.lower()}"
     return [FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=True)]
 
 
-def _states_something(subject: _Subject, p: _Pred, rest: str, times: Sequence[TimeMention]) -> bool:
+def states_something(subject: Subject, p: Pred, rest: str, times: Sequence[TimeMention]) -> bool:
     """Whether a clause left to the generic statement says something durable: not past (but a
     change of state), not modal, not subordinate, not vague; not a dated trip; a complement with
     content words, not a pronoun or "a lot"."""
@@ -2008,7 +2014,7 @@ def _states_something(subject: _Subject, p: _Pred, rest: str, times: Sequence[Ti
     return bool(content)
 
 
-def _starts_clause(toks: Sequence[_Tok], i: int) -> bool:
+def starts_clause(toks: Sequence[Tok], i: int) -> bool:
     """Whether a subject at index ``i`` opens its clause: first, or after a comma, a colon or a
     discourse word ("Anyway, my rent is", "For the record, my blood type is")."""
     if i == 0 or toks[i - 1].low in (",", ":", ";", "!"):
@@ -2016,7 +2022,7 @@ def _starts_clause(toks: Sequence[_Tok], i: int) -> bool:
     return all(t.low in OPENERS or t.low in (",", ":", "!") for t in toks[:i])
 
 
-def _without_times(text: str, times: Sequence[TimeMention]) -> str:
+def without_times(text: str, times: Sequence[TimeMention]) -> str:
     """The text without its date phrases (and the preposition before them)."""
     for t in times:
         text = re.sub(
@@ -2024,10 +2030,10 @@ def _without_times(text: str, times: Sequence[TimeMention]) -> str:
             "",
             text,
         )
-    return _clean_value(re.sub(r"\s+", " ", text))
+    return clean_value(re.sub(r"\s+", " ", text))
 
 
-def _looks_like_verb(word: str) -> bool:
+def looks_like_verb(word: str) -> bool:
     if word in BE or word in HAVE or word in DO or word in MODALS:
         return True
     if word in PAST_FORMS or word in LIKE_VERBS or word in DISLIKE_VERBS:
@@ -2039,10 +2045,10 @@ def _looks_like_verb(word: str) -> bool:
     return word in VERBLIKE
 
 
-def _clean_obj(obj: str | None) -> str | None:
+def clean_obj(obj: str | None) -> str | None:
     if obj is None:
         return None
-    obj = _clean_value(re.split(r"\s*[,;]\s+(?=(?:it|this|that|they|which|so|but)\b)", obj)[0])
+    obj = clean_value(re.split(r"\s*[,;]\s+(?=(?:it|this|that|they|which|so|but)\b)", obj)[0])
     obj = re.sub(r"\s+(?:and|or)$", "", obj).strip()
     if len(obj) < 2:
         return None
@@ -2056,7 +2062,7 @@ def _clean_obj(obj: str | None) -> str | None:
     return obj[:80]
 
 
-def _topic_words(phrase: str) -> list[str]:
+def topic_words(phrase: str) -> list[str]:
     """Words naming a thing for retirement: its proper nouns, else its content words."""
     words = re.findall(r"[\w'-]+", phrase)
     proper = [w.lower() for w in words if w[:1].isupper() and w not in NOT_NAMES]
@@ -2072,7 +2078,7 @@ def _topic_words(phrase: str) -> list[str]:
     ]
 
 
-def _fact(
+def fact_candidate(
     holder: str,
     attribute: str,
     value: str,
@@ -2085,7 +2091,7 @@ def _fact(
 ) -> FactCandidate:
     fields: dict[str, Any] = {
         "attribute": attribute,
-        "value": _possessive_value(_clean_value(value)),
+        "value": possessive_value(clean_value(value)),
         "subject": holder,
     }
     if money or amount is not None:
@@ -2098,9 +2104,11 @@ def _fact(
     return FactCandidate("Fact", fields, confidence, importance)
 
 
-def _pref(holder: str, subject: str | None, polarity: str, confidence: float) -> FactCandidate:
+def preference_candidate(
+    holder: str, subject: str | None, polarity: str, confidence: float
+) -> FactCandidate:
     if subject:
-        subject = _possessive_value(re.sub(r"\s+yet$", "", subject))
+        subject = possessive_value(re.sub(r"\s+yet$", "", subject))
     fields: dict[str, Any] = {"subject": subject, "polarity": polarity}
     if holder != "user":
         fields["holder"] = holder
