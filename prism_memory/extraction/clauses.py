@@ -26,48 +26,66 @@ Design:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from ..records import Entity
 from .candidate import FactCandidate
 from .dates import TimeMention, find_times
+from .english_predicate import Pred, Subject, VerbGroup
+from .english_slots import (
+    SALARY,
+    copula_preference,
+    copula_state,
+    fact_candidate,
+    history_slot,
+    possessed_subject,
+    preference_candidate,
+    residence_slot,
+    routine_slot,
+    stated_change,
+    states_something,
+    tidy_event_text,
+    without_date_words,
+    work_slot,
+)
+from .english_words import (
+    Tok,
+    clean_obj,
+    clean_value,
+    head_noun,
+    is_job,
+    is_present_verb,
+    lemma,
+    normalize_attribute,
+    possessive_value,
+    singular_noun,
+    starts_clause,
+    strip_article,
+    third_person,
+    third_singular,
+    tokens,
+    topic_words,
+    without_times,
+)
 from .entities import find_entities
 from .lexicon_grammar import (
     ADVERBS,
-    BE,
     DETERMINERS,
-    DO,
-    FILLER_WORDS,
-    FUNCTION_WORDS,
-    HABITUAL,
-    HAVE,
-    INTENSIFIERS,
     KIN_MODIFIERS,
     KIN_RELATION_MODIFIERS,
-    MODALS,
-    MY_NOUN_STOP,
     NEW_CLAUSE_AFTER_AND,
     NO_EVENT_OPENERS,
     NOT_LOWER,
     OBJ_STOP,
     OPENERS,
-    PARTICLES,
     PREPOSITIONS,
     PRONOUN_OBJECTS,
-    QUALIFIERS,
-    STATE_OPENERS,
     SUBORDINATORS,
     TITLES,
 )
 from .lexicon_life import (
-    ATTRIBUTE_SYNONYMS,
-    DIET_RESTRICTIONS,
-    DIETS,
-    JOBS,
-    NOT_JOBS,
     PETS,
     RELATIONS,
 )
@@ -76,7 +94,6 @@ from .lexicon_nouns import (
     COUNT_AFTER,
     EMOTION,
     EVALUATIVE,
-    ING_NOUNS,
     NON_PERSON_SUBJECTS,
     PLACE_WORDS,
     TIME_WORDS,
@@ -85,38 +102,17 @@ from .lexicon_nouns import (
 from .lexicon_verbs import (
     ACQUIRE_VERBS,
     AVOID_VERBS,
-    CHANGE_VERBS,
     CHOICE_VERBS,
     COGNITIVE,
-    COMMUTE_VERBS,
     CONSUME_VERBS,
-    DISLIKE_PHRASES,
     DISLIKE_VERBS,
-    IRREGULAR,
-    LIKE_PHRASES,
     LIKE_VERBS,
-    PARTICIPLES,
-    PAST_FORMS,
-    STATE_CHANGE,
-    STATE_PARTICIPLES,
-    TO_VERBS,
     TRAVEL_VERBS,
-    VAGUE_VERBS,
-    VERBLIKE,
 )
-from .patterns import BUDGET, MONEY, NOT_NAMES, read_money
+from .patterns import BUDGET, NOT_NAMES, read_money
 from .sentences import drop_quotes, expand_contractions, is_cjk, speech_act, split_clauses
 
-__all__ = ["EnglishExtractor", "is_reply_instruction", "lemma", "third_person", "third_singular"]
-
-_TOKEN = re.compile(r"[$€£¥]?[\w\u00C0-\u024F][\w\u00C0-\u024F'\-.&%]*|[^\w\s]")
-_OBJ_TAIL = re.compile(
-    r"(?:\s+(?:now|too|anymore|any more|as well|these days|at the moment|currently|instead|"
-    r"again|though|then|either|lately|nowadays|for now|right now|honestly|actually|"
-    r"specifically|really|very much|so much|a lot|at all|the most|either way|just so you know|"
-    r"by the way|btw|lol|haha|please|thanks|thank you))+$",
-    re.I,
-)
+__all__ = ["EnglishExtractor", "is_reply_instruction"]
 _NEEDS = re.compile(
     r"^\s*(?:an?\s+|some\s+)?(?P<obj>[\w][\w' -]{1,60}?)\s*,?\s+please\s*$|"
     r"^\s*(?:please\s+)?(?:book|get|reserve|find)\s+me\s+(?:an?\s+|some\s+)?(?P<obj2>[^,;]{2,60})$",
@@ -171,27 +167,6 @@ _FAVOURITE_B = re.compile(
     r"(?P<obj>[^,;]{2,60})(?:,|$)",
     re.I,
 )
-_CHANGE = re.compile(
-    rf"\b(?P<verb>{CHANGE_VERBS})(?:\s+(?:up|back|forward|out))?\s+(?P<own>my|our|the|his|her|their)\s+"
-    r"(?P<thing>[\w' -]{2,40}?)\s+(?:(?:from\s+(?P<old>[^,;]{1,40}?)\s+)?(?:to|until|till|into|up to|down to)\s+)"
-    r"(?P<new>[^;]{1,60}?)\s*$",
-    re.I,
-)
-_NOW_VALUE = re.compile(
-    r"(?:^|,\s*|\bso\s+)(?P<own>my|our|the|his|her)\s+(?P<thing>[\w' -]{2,40}?)\s+(?:is|are|will be)\s+"
-    r"now\s+(?P<new>.{1,60}?)\s*$|"
-    r"(?:^|,\s*|\bso\s+)(?P<own2>my|our|the|his|her)\s+(?P<thing2>[\w' -]{2,40}?)\s+(?:has|have)\s+"
-    r"(?:been\s+)?(?:moved|changed|switched|rescheduled|pushed|postponed)\s+(?:back\s+|forward\s+)?"
-    r"(?:to|until)\s+(?P<new2>.{1,60}?)\s*$",
-    re.I,
-)
-_WENT_TO = re.compile(
-    r"(?:^|,\s*|\bso\s+)(?:(?P<own>my|our|the|his|her)\s+)?(?P<thing>[\w' -]{2,40}?)\s+"
-    r"(?:went|has gone|is going|goes|rose|has risen|fell|has fallen|jumped|dropped|increased|"
-    r"decreased|climbed|grew|has grown|shrank|has shrunk|expanded)\s+(?:up\s+|down\s+)?"
-    r"(?:to|by)\s+(?P<new>.{1,60}?)\s*$",
-    re.I,
-)
 # "peanuts make me sick", "dairy doesn't agree with me": something the speaker avoids
 _MAKES_ME_ILL = re.compile(
     r"^(?P<obj>[A-Za-z][\w' -]{1,40}?)\s+(?:makes?|gives?|made|give|gave)\s+me\s+(?:really\s+|so\s+|very\s+)?"
@@ -227,14 +202,6 @@ _DOSE = re.compile(
     r"^on\s+(?P<dose>\d[\d.]*\s?(?:mg|mcg|g|ml|iu|units?)\b[^,;]*?)\s+of\s+(?P<drug>[a-z][\w-]+)",
     re.I,
 )
-SALARY = re.compile(
-    rf"{MONEY}\s*(?:a|per|/|each|every)\s*(?P<per>year|yr|annum|month|hour|hr|week)\b", re.I
-)
-# adjectives that describe a lasting state of a person, not a mood
-_LASTING_STATE = re.compile(
-    r"\b(?:pregnant|married|engaged|retired|divorced|single|widowed|left-handed|right-handed|"
-    r"colou?r-?blind|deaf|blind|diabetic|asthmatic|introverted|extroverted|shy|tall|short)\b"
-)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _JOB_CONTEXT = re.compile(
     r"\b(?:jobs?|work|working|role|position|company|employer|hired|joined|career|promoted)\b",
@@ -251,534 +218,6 @@ def _name_first(m: re.Match[str]) -> str:
 
 
 _APPOSITIVE = re.compile(r"\b((?:[Mm]y|[Oo]ur)\s+(?:[\w-]+\s+)?[\w-]+),\s+([A-Z][\w'-]+),")
-
-
-@dataclass
-class Tok:
-    text: str
-    low: str
-    start: int
-    end: int
-
-
-def tokens(text: str) -> list[Tok]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        word = m.group(0)
-        end = m.end()
-        if word.endswith(".") and len(word) > 1:
-            word, end = word[:-1], end - 1  # "Mr." is the title "mr"
-        out.append(Tok(word, word.lower(), m.start(), end))
-    return out
-
-
-def lemma(word: str) -> str:
-    """A crude verb lemma (irregular table, then suffix rules); consistent, not perfect.
-
-    >>> [lemma(w) for w in ("plays", "went", "studies", "moved", "watches", "stopped")]
-    ['play', 'go', 'study', 'move', 'watch', 'stop']
-    """
-    w = word.lower()
-    if w in IRREGULAR:
-        return IRREGULAR[w]
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("sses", "shes", "ches", "xes", "zes", "oes")) and len(w) > 4:
-        return w[:-2]
-    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
-        return w[:-1]
-    if w.endswith("ied") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith("ed") and len(w) > 4:
-        stem = w[:-2]
-        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-            return stem[:-1]
-        if re.search(
-            r"(?:[^aeiou][aeiouy][^aeiouwxy]|[cgsvz]|[^aeiou][lr]|ur|at|it)$", stem
-        ) and not re.search(
-            r"(?:ck|ng|nt|ld|rd|st|sh|ch|rk|lk|sk|pt|ft|ct|mp|nd|wn|rm|rn|lm|ss|ll|en|er|on|el)$",
-            stem,
-        ):
-            return stem + "e"
-        return stem
-    if w.endswith("ing") and len(w) > 5:
-        stem = w[:-3]
-        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-            return stem[:-1]
-        if re.search(
-            r"(?:[^aeiou][aeiouy][cgkvzs]|[^aeiou][aeiou]t|[cgsvz]|ur)$", stem
-        ) and not re.search(r"(?:ck|ng|nt|st|sh|ch|rk|ss|ll|en|er|on)$", stem):
-            return stem + "e"
-        return stem
-    return w
-
-
-def third_singular(verb: str) -> str:
-    """The third person singular present of a verb given in the first person.
-
-    >>> [third_singular(v) for v in ("am", "have", "do", "go", "play", "teach", "study", "can")]
-    ['is', 'has', 'does', 'goes', 'plays', 'teaches', 'studies', 'can']
-    """
-    low = verb.lower()
-    special = {"am": "is", "have": "has", "do": "does", "go": "goes", "are": "is", "be": "is"}
-    if low in special:
-        return special[low]
-    if low in MODALS or low in PAST_FORMS or low.endswith("ed") or low in ("was", "were"):
-        return "was" if low == "were" else verb
-    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
-        return verb + "es"
-    if re.search(r"[^aeiou]y$", low):
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def third_person(text: str, who: str | None = None) -> str:
-    """A first-person clause told about its speaker (``who``, default "they").
-
-    >>> third_person("I have a call with my landlord", "Hannah")
-    'Hannah has a call with their landlord'
-    >>> third_person("I am flying to Osaka")
-    'they are flying to Osaka'
-    """
-    name = who or "they"
-    text = expand_contractions(text)
-    out = re.sub(
-        r"\bI\b(?:\s+(?:(?:(?!(?:apply|reply|supply|fly|rely|comply|imply|multiply)\b)[a-z]+ly|also|just|only|always|never|still|now|often|"
-        r"currently)\s+)*(\w+))?",
-        lambda m: _subject_verb(m, name, who),
-        text,
-    )
-    if who:
-        out = re.sub(r"^[Mm]y\b", f"{who}'s", out)
-    out = re.sub(r"\bmy\b", "their", out)
-    out = re.sub(r"\bMy\b", "Their", out)
-    out = re.sub(r"\bme\b", "them", out)
-    out = re.sub(r"\bmyself\b", "themselves", out)
-    out = re.sub(r"\bmine\b", "theirs", out)
-    return out
-
-
-_PARTNER_PRONOUNS = frozenset({"he", "she", "you", "they", "him", "her", "we", "it"})
-
-
-def _compound_subject(before: str) -> bool:
-    """Whether "I" is the second half of a compound subject ("Tom and I", "my wife and I"),
-    not the subject of a new clause joined by "and" ("I love tea and I hate coffee",
-    "..., and I hate red-eye flights").
-
-    >>> _compound_subject("My partner Tom and "), _compound_subject("I love tea and ")
-    (True, False)
-    >>> _compound_subject("I like aisle seats, and ")
-    False
-    """
-    m = re.search(r"(\S+)\s+(?:and|or)\s+$", before)
-    if m is None:
-        return False
-    prev = m.group(1)
-    if prev.endswith((",", ";", ":")):
-        return False
-    word = prev.strip(".!?\"'").lower()
-    return prev[:1].isupper() or word in _PARTNER_PRONOUNS or word in RELATIONS
-
-
-def _subject_verb(m: re.Match[str], name: str, who: str | None) -> str:
-    whole = m.group(0)
-    verb = m.group(1)
-    if verb is None:
-        return name
-    middle = whole[1 : whole.rfind(verb)]
-    if m.start() > 0 and name.startswith("The "):  # "..., the user can pay", not "The user"
-        name = "the " + name[4:]
-    compound = _compound_subject(m.string[: m.start()])
-    if compound:  # "Tom and I want": the verb agrees with both
-        return f"{name}{middle}{ {'am': 'are', 'was': 'were'}.get(verb.lower(), verb) }"
-    if who is None:
-        form = {"am": "are", "was": "were"}.get(verb.lower(), verb)
-    else:
-        form = third_singular(verb) if is_present_verb(verb) else verb
-    return f"{name}{middle}{form}"
-
-
-def is_present_verb(word: str) -> bool:
-    low = word.lower()
-    if low in MODALS or low in PAST_FORMS or low in ("was", "were"):
-        return False
-    if low.endswith("ed") or low.endswith("ing"):
-        return False
-    if low == "like":  # after a subject it is the verb ("I like" -> "Maya likes")
-        return True
-    return not (low in DETERMINERS or low in PREPOSITIONS or low in ("not", "never"))
-
-
-def possessive_value(text: str) -> str:
-    """A value told from the holder's side: "my" -> "their", "me" -> "them"."""
-    text = re.sub(r"\bmy\b", "their", text)
-    text = re.sub(r"\bMy\b", "Their", text)
-    text = re.sub(r"\bme\b", "them", text)
-    text = re.sub(r"\bmyself\b", "themselves", text)
-    return text
-
-
-def clean_value(text: str) -> str:
-    text = re.sub(r"[,\s]+please$", "", text.strip(), flags=re.I)
-    text = text.strip(" ,;:-—–'\"")
-    prev = None
-    while prev != text:
-        prev = text
-        text = _OBJ_TAIL.sub("", text).strip(" ,;:-—–'\"")
-    return text
-
-
-def strip_article(text: str) -> str:
-    return re.sub(r"^(?:a|an|the|some)\s+", "", text, flags=re.I)
-
-
-def normalize_attribute(noun: str) -> str:
-    """One key for the many names of an attribute ("my monthly rent" -> "rent", "my new car"
-    -> "car", "my job" -> "occupation").
-
-    >>> [normalize_attribute(a) for a in ("monthly rent", "new car", "job", "yoga class")]
-    ['rent', 'car', 'occupation', 'yoga class']
-    """
-    words = [w for w in re.findall(r"[\w'-]+", noun.lower()) if w not in DETERMINERS]
-    qualifiers = QUALIFIERS
-    while words and words[0] in qualifiers:
-        words = words[1:]
-    if not words:
-        return noun.lower().strip()
-    text = " ".join(words)
-    if text in ATTRIBUTE_SYNONYMS:
-        return ATTRIBUTE_SYNONYMS[text]
-    if words[-1] in ("budget", "salary", "rent"):
-        return str(words[-1])
-    return text
-
-
-def head_noun(words: Sequence[str]) -> str | None:
-    """The head noun of an object phrase (its last word before a preposition)."""
-    head: str | None = None
-    for w in words:
-        if w in PREPOSITIONS or w in OBJ_STOP or w in (",", "and", "or"):
-            break
-        if w in DETERMINERS or w.isdigit():
-            continue
-        head = w
-    return head
-
-
-def singular_noun(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us")) and len(word) > 3:
-        return word[:-1]
-    return word
-
-
-def is_job(phrase: str) -> bool:
-    words = re.findall(r"[a-z-]+", phrase.lower())
-    if not words:
-        return False
-    head = head_noun(words) or words[-1]
-    if head in NOT_JOBS:
-        return False
-    if head in JOBS or singular_noun(head) in JOBS:
-        return True
-    return bool(re.search(r"(?:ist|ian|eer|ista|ologist|ographer)$", head)) or (
-        bool(re.search(r"(?:er|or|ant)$", head))
-        and len(head) > 5
-        and head not in NOT_JOBS
-        and re.search(r"\b(?:at|for|with)\b", phrase.lower()) is not None
-    )
-
-
-@dataclass
-class Subject:
-    kind: str  # self | person | pet | possessed | other
-    name: str | None = None  # the holder (None: the speaker)
-    relation: str | None = None
-    noun: str | None = None  # possessed: what is owned
-    start: int = 0
-    end: int = 0
-    pronoun: bool = False
-    subordinate: bool = False
-
-
-@dataclass
-class Pred:
-    start: int
-    verb: str = ""
-    lemma: str = ""
-    particle: str | None = None
-    neg: bool = False
-    modal: str | None = None  # future, want, must, hedge, ability, rather, past_habit, wish
-    tense: str = "present"  # present, past, perfect, progressive
-    copula: bool = False
-    habitual: bool = False
-    now: bool = False
-    rest: int = 0  # index of the first word after the verb (and particle)
-    verb_index: int = 0
-    aux: list[str] = field(default_factory=list)
-
-
-# the modal a "X to" verb gives the verb after it ("need to" -> must, "plan to" -> future)
-_TO_MODALS = {
-    "need": "must",
-    "needs": "must",
-    "have": "must",
-    "has": "must",
-    "got": "must",
-    "plan": "future",
-    "plans": "future",
-    "hope": "future",
-    "hopes": "future",
-    "intend": "future",
-    "aim": "future",
-    "expect": "future",
-    "decided": "future",
-    "decide": "future",
-    "used": "past_habit",
-}
-
-
-class VerbGroup:
-    """Reads the verb group of a clause from token ``i`` into a :class:`Pred`.
-
-    Stages, in the order a clause meets them: adverbs and negation (:meth:`skip`, between any
-    two), a modal ("will", "would rather", "can"), an "X to" verb ("need to", "plan to"), "start
-    to"; then the auxiliary decides the rest: a form of *be* (copula, "going to", progressive,
-    passive), of *have* (possession, "have got to", perfect) or of *do* (negation and emphasis),
-    else the main verb itself (:func:`_main_verb`). ``None``: no predicate.
-    """
-
-    def __init__(self, toks: list[Tok], i: int) -> None:
-        self.toks = toks
-        self.words = [t.low for t in toks]
-        self.n = len(toks)
-        self.p = Pred(start=i)
-
-    def skip(self, j: int) -> int:
-        """The index after the adverbs, "kind of", "no longer" and negations from ``j``."""
-        words, n, p = self.words, self.n, self.p
-        while j < n:
-            w = words[j]
-            if w in ("kind", "sort") and j + 1 < n and words[j + 1] == "of":
-                j += 2
-                continue
-            if w == "no" and j + 1 < n and words[j + 1] == "longer":
-                p.neg = True
-                j += 2
-                continue
-            if w in ("not", "never"):
-                p.neg = True
-                j += 1
-                continue
-            if w in ADVERBS:
-                p.habitual |= w in HABITUAL
-                p.now |= w in ("now", "currently")
-                j += 1
-                continue
-            break
-        return j
-
-    def read(self) -> Pred | None:
-        j = self.skip(self.p.start)
-        for stage in (self._modal, self._to_verb, self._start_to):
-            if j >= self.n:
-                return None
-            j = stage(j)
-        if j >= self.n:
-            return None
-        w = self.words[j]
-        if w in BE:
-            return self._be(j)
-        if w in HAVE:
-            return self._have(j)
-        if w in DO:
-            return self._do(j)
-        return _main_verb(self.p, self.toks, j)
-
-    def _modal(self, j: int) -> int:
-        words, n, p = self.words, self.n, self.p
-        w = words[j]
-        if w not in MODALS:
-            return j
-        p.aux.append(w)
-        j = self.skip(j + 1)
-        if w == "would" and j < n and words[j] == "rather":
-            p.modal = "rather"
-            j = self.skip(j + 1)
-        elif w in ("would", "should") and j < n and words[j] in ("like", "love"):
-            p.modal = "want" if not (j + 1 < n and words[j + 1] == "to") else "wish"
-        elif w in ("will", "shall"):
-            p.modal = "future"
-        elif w in ("can", "could"):
-            p.modal = "ability" if w == "can" else "hedge"
-        elif w == "must":
-            p.modal = "must"
-        else:
-            p.modal = "hedge"
-        return j
-
-    def _to_verb(self, j: int) -> int:
-        w = self.words[j]
-        if w in TO_VERBS and j + 1 < self.n and self.words[j + 1] == "to":
-            self.p.modal = _TO_MODALS.get(w, "wish")
-            return self.skip(j + 2)
-        return j
-
-    def _start_to(self, j: int) -> int:
-        w = self.words[j]
-        if (
-            w in ("start", "started", "starting", "begin", "began", "beginning")
-            and j + 1 < self.n
-            and self.words[j + 1] == "to"
-        ):
-            return self.skip(j + 2)  # "I started to learn Spanish": the verb is "learn"
-        return j
-
-    def _copula(self, rest: int) -> Pred:
-        self.p.copula = True
-        self.p.rest = rest
-        return self.p
-
-    def _be(self, j: int) -> Pred | None:
-        words, n, p = self.words, self.n, self.p
-        w = words[j]
-        p.aux.append(w)
-        if w in ("was", "were"):
-            p.tense = "past"
-        j = self.skip(j + 1)
-        if j >= n:
-            return self._copula(j)
-        w = words[j]
-        if w == "going" and j + 1 < n and words[j + 1] == "to":
-            return self._going_to(j)
-        if w in ("used", "about", "supposed") and j + 1 < n and words[j + 1] == "to":
-            p.modal = "past_habit" if w == "used" else "hedge"
-            return p
-        if w.endswith("ing") and w not in ING_NOUNS and len(w) > 4:
-            p.tense = "progressive" if p.tense != "past" else "past"
-            if w in ("starting", "beginning", "trying") and j + 1 < n and words[j + 1] == "to":
-                j = self.skip(j + 2)
-                if j >= n:
-                    return None
-                if w == "trying":
-                    p.modal = "wish"
-            return _main_verb(p, self.toks, j)
-        if (
-            (w.endswith("ed") or w in PAST_FORMS)
-            and w not in STATE_PARTICIPLES
-            and "-" not in w
-            and (p.aux[-1] in ("be", "been") or w not in ("a", "an"))
-        ):
-            p.tense = "passive"  # "I was told", "it is cancelled": no state of the subject
-        return self._copula(j)
-
-    def _going_to(self, j: int) -> Pred | None:
-        """``be going to``: the future ("I'm going to move"), else a trip ("going to Rome")."""
-        words, n, p = self.words, self.n, self.p
-        nxt = words[j + 2] if j + 2 < n else ""
-        if (
-            nxt
-            and nxt not in DETERMINERS
-            and not self.toks[j + 2].text[:1].isupper()
-            and looks_like_verb(nxt)
-        ):
-            p.modal = "future"
-            j = self.skip(j + 2)
-            if j >= n:
-                return None
-            # "going to be ..." is a copula; "going to move": the verb is read as its complement
-            return self._copula(self.skip(j + 1) if words[j] == "be" else j)
-        p.tense = "progressive"
-        p.verb, p.lemma, p.verb_index, p.rest = "going", "go", j, j + 1
-        return p
-
-    def _have(self, j: int) -> Pred | None:
-        words, n, p = self.words, self.n, self.p
-        w = words[j]
-        p.aux.append(w)
-        j2 = self.skip(j + 1)
-        nxt = words[j2] if j2 < n else ""
-        if nxt == "got" and j2 + 1 < n and words[j2 + 1] == "to":
-            p.modal = "must"
-            after = self.skip(j2 + 2)
-            return _main_verb(p, self.toks, after) if after < n else None
-        if nxt == "got":
-            p.verb, p.lemma, p.verb_index, p.rest = "have", "have", j, j2 + 1
-            return p
-        if nxt == "been":
-            return self._have_been(j2)
-        if (
-            nxt
-            and (
-                nxt.endswith("ed")
-                or nxt in PARTICIPLES
-                or (nxt in PAST_FORMS and nxt not in ("had",))
-            )
-            and nxt not in ("need",)
-        ):
-            p.tense = "perfect"
-            return _main_verb(p, self.toks, j2)
-        p.tense = "past" if w == "had" else "present"
-        p.verb, p.lemma, p.verb_index, p.rest = w, "have", j, j + 1
-        return p
-
-    def _have_been(self, j2: int) -> Pred | None:
-        """``have been``: perfect progressive ("been learning"), "been to", else a copula."""
-        words, n, p = self.words, self.n, self.p
-        p.tense = "perfect"
-        j3 = self.skip(j2 + 1)
-        if j3 < n and words[j3].endswith("ing") and words[j3] not in ING_NOUNS:
-            p.tense = "progressive"
-            return _main_verb(p, self.toks, j3)
-        if j3 < n and words[j3] == "to":
-            p.verb, p.lemma, p.verb_index, p.rest = "been", "be", j2, j3
-            return p
-        p.aux.append("been")
-        return self._copula(j3)
-
-    def _do(self, j: int) -> Pred | None:
-        words, n, p = self.words, self.n, self.p
-        w = words[j]
-        j2 = self.skip(j + 1)
-        if p.neg or (j2 < n and words[j2] in LIKE_VERBS | DISLIKE_VERBS):
-            if j2 >= n:
-                return None
-            p.aux.append(w)
-            if w == "did":
-                p.tense = "past"
-            return _main_verb(p, self.toks, j2)
-        p.verb, p.lemma, p.verb_index, p.rest = w, "do", j, j + 1
-        if w == "did":
-            p.tense = "past"
-        return p
-
-
-def _main_verb(p: Pred, toks: list[Tok], j: int) -> Pred | None:
-    """``p`` completed with the main verb at ``j`` (and its particle), or ``None`` when the
-    word there cannot be a verb."""
-    n = len(toks)
-    if j >= n:
-        return None
-    w = toks[j].low
-    if not re.fullmatch(r"[a-z][a-z']*(?:-[a-z]+)?", w) or w in DETERMINERS:
-        return None
-    if (w in PREPOSITIONS and w != "like") or w in OBJ_STOP or w in FUNCTION_WORDS:
-        return None
-    p.verb, p.verb_index = w, j
-    p.lemma = lemma(w)
-    if p.tense == "present" and (w in PAST_FORMS or (w.endswith("ed") and len(w) > 3)):
-        p.tense = "past"
-    k = j + 1
-    parts = PARTICLES.get(p.lemma, ())
-    if k < n and toks[k].low in parts:
-        p.particle = toks[k].low
-        k += 1
-    p.rest = k
-    return p
 
 
 class EnglishExtractor:
@@ -1689,427 +1128,3 @@ class EnglishExtractor:
             if e.type == "person" and e.name not in participants and e.name != self.who:
                 participants.append(e.name)
         return participants
-
-
-def stated_change(clause: str) -> tuple[str, str, str] | None:
-    """``(thing, new value, owner word)`` of "my X changed to Y", "my X went up to 40" (a
-    number) or "my X is now Y"; ``None``: no change stated (or "set/cut" without a number)."""
-    m = _CHANGE.search(clause)
-    thing = new = own = None
-    if m:
-        thing, new, own = m.group("thing"), m.group("new"), m.group("own").lower()
-        if m.group("verb").lower() in ("set", "cut", "dropped", "reset") and not re.search(
-            r"\d", new
-        ):
-            thing = None
-    elif (m3 := _WENT_TO.search(clause)) and re.search(r"\d", m3.group("new")):
-        thing, new, own = m3.group("thing"), m3.group("new"), (m3.group("own") or "my").lower()
-    else:
-        m2 = _NOW_VALUE.search(clause)
-        if m2:
-            thing = m2.group("thing") or m2.group("thing2")
-            new = m2.group("new") or m2.group("new2")
-            own = (m2.group("own") or m2.group("own2")).lower()
-    if not thing or not new:
-        return None
-    return thing, new, own or ""
-
-
-def possessed_subject(toks: Sequence[Tok], i: int, j: int) -> Subject | None:
-    """Something owned ("my monthly rent"): the noun phrase from ``j`` up to the verb (at most
-    five words); ``None`` when no verb follows or the phrase is no noun."""
-    n = len(toks)
-    k = j
-    words = []
-    while k < n and k < j + 5:
-        w = toks[k].low
-        if w in BE or w in HAVE or w in MODALS or w in DO or w in ("not",):
-            break
-        if k > j and (looks_like_verb(w) and w not in PREPOSITIONS):
-            break
-        if w in (",", "and") or w in OBJ_STOP or w in ("i", "we", "he", "she", "they", "you"):
-            return None
-        words.append(toks[k].text)
-        k += 1
-    if not words or k >= n or toks[j].low in MY_NOUN_STOP:
-        return None
-    if any("'" in w for w in words) or words[-1].lower().endswith("ed"):
-        return None
-    noun = " ".join(words)
-    return Subject("possessed", None, noun=noun, start=i, end=k)
-
-
-def without_date_words(clause: str, times: Sequence[TimeMention]) -> str:
-    """``clause`` without its date phrases (and the "on", "next", "since" before them), clock
-    times and "to the 5th" ranges."""
-    text = clause
-    for t in sorted(times, key=lambda x: -x.start):
-        start = t.start
-        end = t.end if t.end >= 0 else t.start + len(t.phrase)
-        before = text[:start]
-        pre = re.search(
-            r"(?:\b(?:on|at|in|for|by|from|until|till|this|next|of|since|starting)\s+)+$",
-            before,
-            re.I,
-        )
-        if pre:
-            start = pre.start()
-        if text[end : end + 2] == "'s":
-            end += 2
-        text = text[:start] + text[end:]
-    text = re.sub(
-        r"\b(?:at|around|by|from)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?(?=\W|$)",
-        "",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(
-        r"(?:\b(?:to|until|till)\s+)?\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)",
-        "",
-        text,
-        flags=re.I,
-    )
-    return re.sub(
-        r"\b(?:to|until|till|through)\s+the\s+\d{1,2}(?:st|nd|rd|th)\b", "", text, flags=re.I
-    )
-
-
-def tidy_event_text(text: str) -> str:
-    """An event's words without a trailing part of day, a dangling "is", openers ("so", "and
-    then") and trailing "instead"/"again"; spaces and punctuation normalised."""
-    text = re.sub(r"\s*\b(?:morning|afternoon|evening|night)\b\s*$", "", text.strip(), flags=re.I)
-    text = re.sub(r"\s+", " ", text).strip(" ,;:-")
-    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
-    text = re.sub(r"\s+(?:is|are|was|were|will be)$", "", text)
-    text = re.sub(
-        r"^(?:(?:just|so|and|but|also|oh|well|anyway|now|then|actually)\s+)+",
-        "",
-        text,
-        flags=re.I,
-    )
-    return re.sub(r"\s+(?:instead|now|again|too|as well)$", "", text, flags=re.I)
-
-
-def residence_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
-    """ "I live in Leeds"; "I moved to Oslo" (home city) or "to the Paris office" (workplace)."""
-    verb = p.lemma
-    rest_low = rest.lower()
-    if verb == "live" and re.match(r"^(?:in|on|near|at|outside|just outside)\b", rest_low):
-        place = re.sub(r"^(?:in|on|near|at|outside|just outside)\s+", "", rest, flags=re.I)
-        return [fact_candidate(holder, "home city", place, 0.8, 0.7)]
-    if (
-        verb in ("move", "relocate")
-        and p.tense in ("past", "perfect")
-        and re.match(r"^(?:to|into|in)\b", rest_low)
-    ):
-        place = re.sub(r"^(?:to|into|in)\s+", "", rest, flags=re.I)
-        if re.search(
-            r"\b(?:office|branch|team|department|division|site|campus|company|firm|role|job)\b",
-            place,
-            re.I,
-        ):
-            return [fact_candidate(holder, "workplace", place, 0.75, 0.65)]
-        if place[:1].isupper() or re.search(r"\b[A-Z]\w+", place):
-            return [fact_candidate(holder, "home city", place, 0.8, 0.7)]
-    return None
-
-
-def work_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
-    """ "I work out", "I work as a nurse", "from home", "at Acme as an analyst", "for Acme"."""
-    if p.lemma != "work":
-        return None
-    if p.particle == "out":
-        value = rest or "works out"
-        return [fact_candidate(holder, "workout", value, 0.65, 0.55, predicate="works out")]
-    m = re.match(r"^as\s+(?P<v>.+)$", rest, re.I)
-    if m:
-        return [fact_candidate(holder, "occupation", strip_article(m.group("v")), 0.8, 0.7)]
-    m = re.match(r"^from\s+home\b\s*(?P<v>.*)$", rest, re.I)
-    if m:
-        value = m.group("v") or "works from home"
-        return [fact_candidate(holder, "remote work", value, 0.7, 0.6, predicate="works from home")]
-    m = re.match(r"^(?:at|for)\s+(?P<v>.+?)\s+as\s+(?:an?\s+)?(?P<j>.+)$", rest, re.I)
-    if m:
-        return [
-            fact_candidate(holder, "workplace", m.group("v"), 0.75, 0.7),
-            fact_candidate(holder, "occupation", m.group("j"), 0.75, 0.7),
-        ]
-    m = re.match(r"^(?:at|for)\s+(?P<v>[^,;]+?)(?:\s+(?:to|so|because)\s.*)?$", rest, re.I)
-    if m:
-        return [fact_candidate(holder, "workplace", m.group("v"), 0.75, 0.7)]
-    m = re.match(r"^in\s+(?P<v>[A-Z].+)$", rest)
-    if m:
-        return [fact_candidate(holder, "workplace", m.group("v"), 0.7, 0.65)]
-    return None
-
-
-def routine_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
-    """ "I cycle to work" (commute), "I drive a Golf" (car), "I earn 60k" (salary)."""
-    verb = p.lemma
-    rest_low = rest.lower()
-    to_work = re.search(r"\bto\s+(?:work|the office|school|campus|class)\b", rest_low)
-    if to_work and (
-        verb in COMMUTE_VERBS or (verb == "take" and re.match(r"^(?:the|a)\s+\w+\s+to\s", rest_low))
-    ):
-        phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
-        return [fact_candidate(holder, "commute", possessive_value(phrase.strip()), 0.7, 0.6)]
-    if (
-        verb == "drive"
-        and re.match(r"^(?:an?|the|my|our)\s+", rest_low)
-        and not re.search(r"\bto\b", rest_low)
-    ):
-        return [fact_candidate(holder, "car", strip_article(rest), 0.75, 0.6)]
-    if verb in ("earn", "make", "get") and SALARY.search(rest):
-        return [fact_candidate(holder, "salary", rest, 0.8, 0.7, money=True)]
-    return None
-
-
-def history_slot(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
-    """ "I started a new job at Acme" (workplace), "I studied law" (education), "I grew up in
-    Cork" (hometown), "I just turned 40" (age)."""
-    verb = p.lemma
-    rest_low = rest.lower()
-    if verb in ("start", "begin", "join", "get", "land", "accept", "take", "find", "have"):
-        m = re.search(
-            r"^(?:(?:a|an|my|the)\s+)?(?:new\s+|first\s+|dream\s+|full-time\s+|part-time\s+)*"
-            r"(?:job|role|position|post|work|working|gig|internship)\s+(?:at|with|for)\s+(?P<v>[^,;]+)$",
-            rest,
-            re.I,
-        )
-        if m:
-            return [fact_candidate(holder, "workplace", m.group("v"), 0.8, 0.7)]
-    if verb in ("study", "major", "graduate") and rest and p.tense in ("past", "perfect"):
-        phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
-        return [fact_candidate(holder, "education", possessive_value(phrase), 0.75, 0.6)]
-    if verb == "grow" and p.particle == "up" and re.match(r"^(?:in|near|outside|on)\s", rest_low):
-        return [fact_candidate(holder, "hometown", re.sub(r"^\w+\s+", "", rest), 0.75, 0.6)]
-    m = re.match(r"^(?P<n>\d{1,3})(?:\s+years?\s+old)?$", rest_low)
-    if verb == "turn" and m and 0 < int(m.group("n")) < 125:
-        return [fact_candidate(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))]
-    return None
-
-
-def copula_preference(p: Pred, rest: str, holder: str) -> list[FactCandidate] | None:
-    """An allergy ("allergic to nuts"), a diet ("vegan"), a dietary restriction or a preference
-    phrase ("a big fan of jazz", "not into horror") after a copula; ``None``: none of them."""
-    low = rest.lower()
-    m = re.match(
-        r"^(?:very\s+|severely\s+|mildly\s+|deathly\s+)?allergic\s+to\s+(?P<o>.+)$", rest, re.I
-    )
-    if m:
-        obj = clean_obj(m.group("o"))
-        return [preference_candidate(holder, obj, "avoid", 0.9)] if obj else []
-    diet = _diet(p, low, holder)
-    if diet is not None:
-        return diet
-    for phrase in LIKE_PHRASES:
-        if low.startswith(phrase + " "):
-            obj = clean_obj(rest[len(phrase) + 1 :])
-            if obj:
-                return [
-                    preference_candidate(
-                        holder, strip_article(obj), "dislike" if p.neg else "like", 0.75
-                    )
-                ]
-    for phrase in DISLIKE_PHRASES:
-        if low.startswith(phrase + " "):
-            obj = clean_obj(rest[len(phrase) + 1 :])
-            if obj:
-                return [preference_candidate(holder, strip_article(obj), "dislike", 0.75)]
-    return None
-
-
-def _diet(p: Pred, low: str, holder: str) -> list[FactCandidate] | None:
-    """ "(now fully) vegan" -> a diet, "gluten-free" -> a dietary restriction; negated: nothing
-    (``[]``); ``None``: no diet named."""
-    for diet in DIETS:
-        if re.match(
-            rf"^(?:(?:a|an|now|fully|strictly|mostly|completely|100%|basically|pretty much|gone)\s+)*{re.escape(diet)}\b",
-            low,
-        ):
-            if p.neg:
-                return []
-            return [fact_candidate(holder, "diet", diet, 0.85, 0.75)]
-    for diet in DIET_RESTRICTIONS:
-        if re.match(
-            rf"^(?:(?:a|an|now|fully|strictly|mostly|severely|completely|very)\s+)*{re.escape(diet)}\b",
-            low,
-        ):
-            if p.neg:
-                return []
-            key = "Fact|" + holder.lower() + "|restriction|" + diet.split()[0].split("-")[0]
-            fields = {"attribute": "dietary restriction", "value": diet, "subject": holder}
-            return [FactCandidate("Fact", fields, 0.85, 0.75, key=key)]
-    return None
-
-
-def copula_state(
-    subject: Subject, p: Pred, rest: str, holder: str, times: Sequence[TimeMention]
-) -> list[FactCandidate]:
-    """A lasting state of a person ("I'm a morning person", "she is in her second year"),
-    keyed with its value; not an emotion, a place, a dated whereabouts or a passing activity."""
-    low = rest.lower()
-    if subject.kind not in ("self", "person"):
-        return []
-    first = low.split()[0] if low.split() else ""
-    if (first in EMOTION and first not in PLACE_WORDS) or first in INTENSIFIERS:
-        return []
-    if low in PLACE_WORDS:
-        return []
-    if times:
-        return []  # "I am at the dentist tomorrow": the event says it
-    words = re.findall(r"[A-Za-z\d%]+", rest)
-    has_article = first in ("a", "an", "the", "one", "part")
-    stated = (
-        has_article
-        or p.habitual
-        or re.search(r"\d", rest)
-        or (len(words) >= 3 and first in STATE_OPENERS)
-        or _LASTING_STATE.search(low)
-    )
-    if not stated:
-        return []
-    if re.match(
-        r"^(?:in|at|on)\s+(?:the\s+)?(?:car|bus|train|way|middle|process|mood|kitchen|office|hospital|gym|shower|meeting)\b",
-        low,
-    ):
-        return []
-    be = "is" if p.tense != "past" else "was"
-    if p.tense == "perfect" or "been" in p.aux:
-        be = "has been"
-    value = possessive_value(rest)
-    fields = {"attribute": "is", "value": value, "predicate": be, "subject": holder}
-    key = f"Fact|{holder.lower()}|be|{value.lower()}"
-    return [FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=True)]
-
-
-def states_something(subject: Subject, p: Pred, rest: str, times: Sequence[TimeMention]) -> bool:
-    """Whether a clause left to the generic statement says something durable: not past (but a
-    change of state), not modal, not subordinate, not vague; not a dated trip; a complement with
-    content words, not a pronoun or "a lot"."""
-    verb = p.lemma
-    rest_low = rest.lower()
-    if p.tense == "past" and verb not in STATE_CHANGE:
-        return False
-    if p.modal is not None or subject.subordinate or verb in VAGUE_VERBS:
-        return False
-    if p.tense == "progressive" and verb in TRAVEL_VERBS and times:
-        return False  # a dated trip: the event says it
-    if not rest or len(re.findall(r"[A-Za-z\d]{2,}", rest)) < 1:
-        return False
-    if rest_low in ("a lot", "lots", "much", "often", "sometimes", "there", "here", "it"):
-        return False
-    first_word = rest_low.split()[0].strip(",.;:!")
-    if first_word in PRONOUN_OBJECTS and first_word not in ("one",):
-        return False
-    content = [
-        w
-        for w in re.findall(r"[a-z\d][\w'-]*", rest_low)
-        if w not in PREPOSITIONS
-        and w not in DETERMINERS
-        and w not in PRONOUN_OBJECTS
-        and w not in ADVERBS
-        and w not in FILLER_WORDS
-    ]
-    return bool(content)
-
-
-def starts_clause(toks: Sequence[Tok], i: int) -> bool:
-    """Whether a subject at index ``i`` opens its clause: first, or after a comma, a colon or a
-    discourse word ("Anyway, my rent is", "For the record, my blood type is")."""
-    if i == 0 or toks[i - 1].low in (",", ":", ";", "!"):
-        return True
-    return all(t.low in OPENERS or t.low in (",", ":", "!") for t in toks[:i])
-
-
-def without_times(text: str, times: Sequence[TimeMention]) -> str:
-    """The text without its date phrases (and the preposition before them)."""
-    for t in times:
-        text = re.sub(
-            r"(?:\b(?:on|at|in|for|by|from|until|till|since|starting)\s+)?" + re.escape(t.phrase),
-            "",
-            text,
-        )
-    return clean_value(re.sub(r"\s+", " ", text))
-
-
-def looks_like_verb(word: str) -> bool:
-    if word in BE or word in HAVE or word in DO or word in MODALS:
-        return True
-    if word in PAST_FORMS or word in LIKE_VERBS or word in DISLIKE_VERBS:
-        return True
-    if word.endswith(("ed", "es")) and len(word) > 3:
-        return True
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return True
-    return word in VERBLIKE
-
-
-def clean_obj(obj: str | None) -> str | None:
-    if obj is None:
-        return None
-    obj = clean_value(re.split(r"\s*[,;]\s+(?=(?:it|this|that|they|which|so|but)\b)", obj)[0])
-    obj = re.sub(r"\s+(?:and|or)$", "", obj).strip()
-    if len(obj) < 2:
-        return None
-    first = obj.lower().split()[0].strip(",.;:!")
-    if (
-        obj.lower() in PRONOUN_OBJECTS
-        or first in PRONOUN_OBJECTS
-        or first in ("how", "when", "why")
-    ):
-        return None
-    return obj[:80]
-
-
-def topic_words(phrase: str) -> list[str]:
-    """Words naming a thing for retirement: its proper nouns, else its content words."""
-    words = re.findall(r"[\w'-]+", phrase)
-    proper = [w.lower() for w in words if w[:1].isupper() and w not in NOT_NAMES]
-    if proper:
-        return proper
-    return [
-        w.lower()
-        for w in words
-        if w.lower() not in DETERMINERS
-        and w.lower() not in PREPOSITIONS
-        and w.lower() not in ("plan", "plans", "new", "old", "next")
-        and len(w) > 2
-    ]
-
-
-def fact_candidate(
-    holder: str,
-    attribute: str,
-    value: str,
-    confidence: float,
-    importance: float,
-    *,
-    amount: float | None = None,
-    money: bool = False,
-    predicate: str | None = None,
-) -> FactCandidate:
-    fields: dict[str, Any] = {
-        "attribute": attribute,
-        "value": possessive_value(clean_value(value)),
-        "subject": holder,
-    }
-    if money or amount is not None:
-        if amount is None:
-            amount, unit = read_money(value)
-            fields["unit"] = unit
-        fields["amount"] = amount
-    if predicate:
-        fields["predicate"] = predicate
-    return FactCandidate("Fact", fields, confidence, importance)
-
-
-def preference_candidate(
-    holder: str, subject: str | None, polarity: str, confidence: float
-) -> FactCandidate:
-    if subject:
-        subject = possessive_value(re.sub(r"\s+yet$", "", subject))
-    fields: dict[str, Any] = {"subject": subject, "polarity": polarity}
-    if holder != "user":
-        fields["holder"] = holder
-    return FactCandidate("Preference", fields, confidence, 0.7)
