@@ -34,7 +34,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _remote_calls as calls
 from . import wire
-from ._remote_calls import Call, _query
+from ._remote_calls import Call, query_params
 from ._transfer import ImportReport
 from ._validation import new_record
 from .errors import PrismError, ScopeError, StoreUnavailableError, ValidationError
@@ -326,7 +326,7 @@ class RemoteMemory:
                 f"cannot export to {target}: the directory {target.parent} does not exist; "
                 "create it first or pick another path"
             )
-        params = _query(**args)
+        params = query_params(**args)
         tmp = target.with_name(target.name + ".tmp")
         try:
             with self._client.stream("GET", "/v1/export", params=params) as r:
@@ -355,7 +355,7 @@ class RemoteMemory:
         progress = args.pop("progress")
         if not source.is_file():
             raise ValidationError(f"cannot import {source}: no such file")
-        params = _query(**args)
+        params = query_params(**args)
 
         def chunks() -> Any:
             with open(source, "rb") as fh:
