@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-_ROUTES = ("dense", "bm25", "entity", "speaker", "time", "recent")
+_ROUTES = ("dense", "bm25", "entity", "speaker", "time", "recent", "graph")
 
 
 class _Section(BaseModel):
@@ -227,7 +227,9 @@ class RetrievalConfig(_Section):
         "default is the `prism bench pareto` choice: the speaker route crowds out better "
         "candidates (dense and BM25 already index the speaker's name with each turn); entity, "
         "time and recent only run when the query names a known entity, has a time range or "
-        "asks for the latest state.",
+        "asks for the latest state. `graph` (off by default: on LoCoMo dev it moved no figure, "
+        "benchmarks/results/locomo-dev-graph.md) is a second hop from the first hop's best "
+        "records along their link keys to records of other sessions.",
     )
     fusion: Literal["rrf", "dbsf"] = "rrf"
     rrf_k: int = Field(
@@ -244,7 +246,22 @@ class RetrievalConfig(_Section):
             "time": 0.7,
             "recent": 0.5,
             "buffer": 0.5,
+            "graph": 0.5,
         }
+    )
+    graph_seeds: int = Field(
+        default=3,
+        ge=1,
+        le=100,
+        description="The graph route's seeds: the best candidates of the first hop whose link "
+        "keys (people, places, things, events) lead to records in other sessions.",
+    )
+    graph_limit: int = Field(
+        default=8,
+        ge=1,
+        le=1000,
+        description="Records the graph route adds to the pool: its best by relevance to the "
+        "query and strength of the link to the seeds.",
     )
     weights: dict[str, float] = Field(
         default_factory=lambda: {

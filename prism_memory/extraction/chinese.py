@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -133,6 +134,24 @@ def _holder_name(who: str | None) -> str:
     return who or "user"
 
 
+@dataclass
+class _Reading:
+    """What the clauses of one sentence share: its dates and names, whether it gave a budget,
+    states a change, and has any subject; the subject carried from clause to clause and
+    whether its dated event was told."""
+
+    sentence: str
+    times: list[TimeMention]
+    names: list[ZhName]
+    holder: str
+    has_budget: bool
+    changed: bool
+    topic: re.Match[str] | None
+    anyone: bool
+    subject: tuple[str, str | None] | None = None  # (kind, holder)
+    event_done: bool = False
+
+
 class ChineseExtractor:
     """Candidates from the Chinese sentences of one turn."""
 
@@ -144,12 +163,35 @@ class ChineseExtractor:
         self.last_person: str | None = None  # whom 其/他/她 refer to
 
     def sentence(self, sentence: str) -> list[FactCandidate]:
+        """Candidates from one Chinese statement: the persons it names, pets, a budget, then
+        clause by clause (:meth:`_clause`), a subject carried over to the clauses after it."""
         if speech_act(sentence) != "statement":
             return []
         sentence = _drop_quotes(sentence)
-        out: list[FactCandidate] = []
         times = [t for t in find_times(sentence, self.base) if t.has_date]
         names = find_names(sentence)
+        holder = _holder_name(self.who)
+        out = self._persons(names)
+        out.extend(self._pets(sentence, holder))
+        out.extend(self._budget(sentence, holder))
+        clauses = split_clauses(sentence)
+        r = _Reading(
+            sentence=sentence,
+            times=times,
+            names=names,
+            holder=holder,
+            has_budget=any(c.fields.get("attribute") == "budget" for c in out),
+            changed=bool(_CHANGE.search(sentence)),
+            topic=_CHANGE_TOPIC.search(sentence),
+            anyone=any(self._subject(c, names, peek=True) is not None for c in clauses),
+        )
+        for clause in clauses:
+            out.extend(self._clause(r, clause))
+        return out
+
+    def _persons(self, names: list[ZhName]) -> list[FactCandidate]:
+        """A person record for each name (with the relationship said), remembered as met."""
+        out = []
         for n in names:
             fields: dict[str, Any] = {"name": n.name}
             if n.relationship:
@@ -158,87 +200,90 @@ class ChineseExtractor:
                 FactCandidate("Person", fields, 0.8, 0.6, [Entity(type="person", name=n.name)])
             )
             self.people.add(n.name)
-        holder = _holder_name(self.who)
-        out.extend(self._pets(sentence, holder))
+        return out
+
+    def _budget(self, sentence: str, holder: str) -> list[FactCandidate]:
+        """The first budget with an amount ("预算五千元"), or nothing."""
         for m in _BUDGET.finditer(sentence):
             value = (m.group("money") + m.group("rest")).strip().rstrip("了啦呢吧啊")
             amount, unit = _amount(m.group(0))
             if amount is not None:
                 fields = self._fields(holder, "budget", value)
                 fields.update(amount=amount, unit=unit or "CNY")
-                out.append(FactCandidate("Fact", fields, 0.85, 0.8))
-                break
-        has_budget = any(c.fields.get("attribute") == "budget" for c in out)
-        subject: tuple[str, str | None] | None = None  # (kind, holder)
-        changed = bool(_CHANGE.search(sentence))
-        topic = _CHANGE_TOPIC.search(sentence)
-        event_done = False
-        clauses = split_clauses(sentence)
-        anyone = any(self._subject(c, names, peek=True) is not None for c in clauses)
-        for clause in clauses:
-            birthday = self._birthday_of(clause, holder)
-            if birthday is not None:  # "下个月3号是我妈妈的生日": a yearly date, not an event
-                out.append(birthday)
-                event_done = True
-                continue
-            found = self._subject(clause, names)
-            explicit = False
-            if found is not None:
-                subject, rest, explicit = found
-                if subject[0] == "unknown":  # 他/她 with nobody named before: not the user
-                    subject = None
-                    continue
-                if explicit and _DISCOURSE.match(rest):  # "我的意思是...": no property
-                    event_done = True
-                    continue
-            elif subject is not None:
-                rest = clause
-            elif not anyone and _CANCELLED.match(clause):
-                # "成都的行程取消了": the plan is off; its records are closed
-                out.append(self._cancelled(clause))
-                continue
-            elif not anyone and not has_budget:
-                # a subjectless change of one of the speaker's amounts ("房东说房租涨到3500元")
-                said = self._strip_time(_REPORTER.sub("", clause), times)
-                change = read_change(said, holder, self.base)
-                if change is not None:
-                    out.append(change)
-                    continue
-                if times and not event_done and _EVENT_CUE.search(sentence):
-                    subject, rest = ("self", None), clause  # a plan said without a subject
-                else:
-                    continue
-            else:
-                continue
-            kind, who = subject
-            holder_here = who or holder
-            here: list[FactCandidate] = []
-            prop = (
-                None
-                if has_budget or not rest
-                else read_property(rest, holder_here, self.base, explicit=explicit)
-            )
-            if prop is not None:
-                here.append(prop)
-                if prop.fields.get("attribute") != "home city":
-                    event_done = True  # a property (a birthday's date) is not an event
-            else:
-                pred = self._strip_time(rest, times)
-                dated = bool(times) and not _HABIT.search(clause)
-                if not has_budget:
-                    here.extend(self._predicate(pred, holder_here, kind, has_date=dated))
-            clause_times = [t for t in times if t.phrase in clause] or (
-                times if not event_done else []
-            )
-            if _HABIT.search(clause):  # "我周末一般去图书馆": a habit, not this weekend's event
-                clause_times = []
-            if clause_times and not event_done and kind in ("self", "person") and rest:
-                here.append(self._event(clause, clause_times, holder_here, changed, topic))
-                event_done = True
-            if any(not c.generic for c in here):
-                here = [c for c in here if not c.generic]
-            out.extend(here)
-        return out
+                return [FactCandidate("Fact", fields, 0.85, 0.8)]
+        return []
+
+    def _clause(self, r: _Reading, clause: str) -> list[FactCandidate]:
+        """One clause: a birthday; else, once whose clause it is is known (:meth:`_resolve`),
+        a property or what its predicate says, and the dated event it tells (one a sentence)."""
+        birthday = self._birthday_of(clause, r.holder)
+        if birthday is not None:  # "下个月3号是我妈妈的生日": a yearly date, not an event
+            r.event_done = True
+            return [birthday]
+        resolved = self._resolve(r, clause)
+        if isinstance(resolved, list):
+            return resolved
+        rest, explicit = resolved
+        kind, who = r.subject or ("self", None)
+        holder_here = who or r.holder
+        here: list[FactCandidate] = []
+        prop = (
+            None
+            if r.has_budget or not rest
+            else read_property(rest, holder_here, self.base, explicit=explicit)
+        )
+        if prop is not None:
+            here.append(prop)
+            if prop.fields.get("attribute") != "home city":
+                r.event_done = True  # a property (a birthday's date) is not an event
+        elif not r.has_budget:
+            pred = self._strip_time(rest, r.times)
+            dated = bool(r.times) and not _HABIT.search(clause)
+            here.extend(self._predicate(pred, holder_here, kind, has_date=dated))
+        clause_times = [t for t in r.times if t.phrase in clause] or (
+            r.times if not r.event_done else []
+        )
+        if _HABIT.search(clause):  # "我周末一般去图书馆": a habit, not this weekend's event
+            clause_times = []
+        if clause_times and not r.event_done and kind in ("self", "person") and rest:
+            here.append(self._event(clause, clause_times, holder_here, r.changed, r.topic))
+            r.event_done = True
+        if any(not c.generic for c in here):
+            here = [c for c in here if not c.generic]
+        return here
+
+    def _resolve(self, r: _Reading, clause: str) -> tuple[str, bool] | list[FactCandidate]:
+        """``(rest, explicit)`` once ``r.subject`` says whose clause this is (its own subject,
+        the one before, or the speaker's plan said without one); else what a clause without a
+        subject says (a cancelled plan, a changed amount), maybe nothing."""
+        found = self._subject(clause, r.names)
+        if found is not None:
+            r.subject, rest, explicit = found
+            if r.subject[0] == "unknown":  # 他/她 with nobody named before: not the user
+                r.subject = None
+                return []
+            if explicit and _DISCOURSE.match(rest):  # "我的意思是...": no property
+                r.event_done = True
+                return []
+            return rest, explicit
+        if r.subject is not None:
+            return clause, False
+        if r.anyone:
+            return []
+        if _CANCELLED.match(clause):
+            # "成都的行程取消了": the plan is off; its records are closed
+            return [self._cancelled(clause)]
+        if r.has_budget:
+            return []
+        # a subjectless change of one of the speaker's amounts ("房东说房租涨到3500元")
+        said = self._strip_time(_REPORTER.sub("", clause), r.times)
+        change = read_change(said, r.holder, self.base)
+        if change is not None:
+            return [change]
+        if r.times and not r.event_done and _EVENT_CUE.search(r.sentence):
+            r.subject = ("self", None)  # a plan said without a subject
+            return clause, False
+        return []
 
     # -- parts ----------------------------------------------------------------------------
     def _fields(self, holder: str, attribute: str, value: str) -> dict[str, Any]:
@@ -369,12 +414,21 @@ class ChineseExtractor:
     def _predicate(
         self, pred: str, holder: str, kind: str, *, has_date: bool
     ) -> list[FactCandidate]:
+        """What a predicate says of ``holder``, read in order: a diet or a preference
+        (:meth:`_taste`), a slot of the person (:meth:`_person_slot`: age, partner, home,
+        work), an amount (:meth:`_amount_slot`), else a habit or a generic state."""
         pred = pred.strip().rstrip("了啦呢吧啊呀哦")
         if not pred:
             return []
         core = _ADVERBS.sub("", pred)
-        habitual = bool(_HABIT.search(pred))
-        out: list[FactCandidate] = []
+        for read in (self._taste, self._person_slot, self._amount_slot):
+            found = read(core, holder)
+            if found is not None:
+                return found
+        return self._habit_or_state(pred, core, holder, has_date=has_date)
+
+    def _taste(self, core: str, holder: str) -> list[FactCandidate] | None:
+        """A diet ("我吃素", "我不吃素了"), an allergy, a dislike, a food avoided, a like."""
         d = _DIET.search(core)
         if d:  # "我不吃素了" ends a diet: the slot takes the new state
             diet = "不吃素" if core.startswith("不") else ZH_DIETS[d.group(0)]
@@ -391,23 +445,19 @@ class ChineseExtractor:
             return [self._pref(holder, obj, "avoid", 0.8)]
         m = _LIKE.match(core)
         if m:
-            return [
-                self._pref(
-                    holder, re.sub(r"^[吃喝]", "", m.group("o")).rstrip("了的"), "like", 0.75
-                )
-            ]
+            obj = re.sub(r"^[吃喝]", "", m.group("o")).rstrip("了的")
+            return [self._pref(holder, obj, "like", 0.75)]
+        return None
+
+    def _person_slot(self, core: str, holder: str) -> list[FactCandidate] | None:
+        """An age ("我今年三十岁"), a new habit ("改喝茶"), a break-up with a person named
+        before, a home city, an occupation and workplace."""
         m = _AGE.search(core)
         if m:
             years = cn_number(m.group("n"))
             if years is not None and 0 < years < 125:
-                return [
-                    FactCandidate(
-                        "Fact",
-                        {**self._fields(holder, "age", str(years)), "amount": float(years)},
-                        0.8,
-                        0.6,
-                    )
-                ]
+                fields = {**self._fields(holder, "age", str(years)), "amount": float(years)}
+                return [FactCandidate("Fact", fields, 0.8, 0.6)]
         m = _SWITCH.match(core)
         if m:  # "改喝茶": the new habit
             return [self._pref(holder, m.group("o").rstrip("了的"), "like", 0.7)]
@@ -439,6 +489,11 @@ class ChineseExtractor:
             return [
                 FactCandidate("Fact", self._fields(holder, "occupation", m.group("job")), 0.8, 0.7)
             ]
+        return None
+
+    def _amount_slot(self, core: str, holder: str) -> list[FactCandidate] | None:
+        """An amount of an attribute: in Chinese numerals ("房租三千块") or digits ("房租3000元"),
+        not a budget (read before) and not a measure ("身高170厘米")."""
         m = _CN_MONEY.match(core.lstrip("的"))
         if m:
             number = cn_number(m.group("n"))
@@ -453,31 +508,26 @@ class ChineseExtractor:
             if amount is not None:
                 fields.update(amount=amount, unit=unit)
             return [FactCandidate("Fact", fields, 0.75, 0.65)]
+        return None
+
+    def _habit_or_state(
+        self, pred: str, core: str, holder: str, *, has_date: bool
+    ) -> list[FactCandidate]:
+        """A habitual choice ("我一般喝绿茶": a like), else, when undated and not a plan, a
+        habit or a generic state keyed with its words."""
+        habitual = bool(_HABIT.search(pred))
         if habitual:
             m = _CHOOSE.match(core)
             if m and len(m.group("o")) >= 2:
                 return [self._pref(holder, m.group("o").rstrip("了的"), "like", 0.7)]
-        if has_date:
-            return out
-        if _PLAN.match(core):
-            return out
-        if habitual or _GENERIC_VERB.match(core):
-            value = pred
-            key = f"Fact|{holder.lower()}|{value}"
-            out.append(
-                FactCandidate(
-                    "Fact",
-                    {
-                        **self._fields(holder, "习惯" if habitual else "情况", value),
-                        "predicate": "",
-                    },
-                    0.6,
-                    0.55,
-                    key=key,
-                    generic=True,
-                )
-            )
-        return out
+        if has_date or _PLAN.match(core):
+            return []
+        if not (habitual or _GENERIC_VERB.match(core)):
+            return []
+        value = pred
+        key = f"Fact|{holder.lower()}|{value}"
+        fields = {**self._fields(holder, "习惯" if habitual else "情况", value), "predicate": ""}
+        return [FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=True)]
 
     def _pref(self, holder: str, obj: str, polarity: str, confidence: float) -> FactCandidate:
         obj = obj.strip("，,。 ")

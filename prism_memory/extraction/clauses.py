@@ -35,66 +35,72 @@ from ..records import Entity
 from .candidate import FactCandidate
 from .dates import TimeMention, find_times
 from .entities import find_entities
-from .lexicon import (
-    ABSTRACT_NOUNS,
-    ACQUIRE_VERBS,
+from .lexicon_grammar import (
     ADVERBS,
-    ATTRIBUTE_SYNONYMS,
-    AVOID_VERBS,
     BE,
+    DETERMINERS,
+    DO,
+    FILLER_WORDS,
+    FUNCTION_WORDS,
+    HABITUAL,
+    HAVE,
+    INTENSIFIERS,
+    KIN_MODIFIERS,
+    KIN_RELATION_MODIFIERS,
+    MODALS,
+    MY_NOUN_STOP,
+    NEW_CLAUSE_AFTER_AND,
+    NO_EVENT_OPENERS,
+    NOT_LOWER,
+    OBJ_STOP,
+    OPENERS,
+    PARTICLES,
+    PREPOSITIONS,
+    PRONOUN_OBJECTS,
+    QUALIFIERS,
+    STATE_OPENERS,
+    SUBORDINATORS,
+    TITLES,
+)
+from .lexicon_life import (
+    ATTRIBUTE_SYNONYMS,
+    DIET_RESTRICTIONS,
+    DIETS,
+    JOBS,
+    NOT_JOBS,
+    PETS,
+    RELATIONS,
+)
+from .lexicon_nouns import (
+    ABSTRACT_NOUNS,
+    COUNT_AFTER,
+    EMOTION,
+    EVALUATIVE,
+    ING_NOUNS,
+    NON_PERSON_SUBJECTS,
+    PLACE_WORDS,
+    TIME_WORDS,
+    UNIT_NOUNS,
+)
+from .lexicon_verbs import (
+    ACQUIRE_VERBS,
+    AVOID_VERBS,
     CHANGE_VERBS,
     CHOICE_VERBS,
     COGNITIVE,
     COMMUTE_VERBS,
     CONSUME_VERBS,
-    COUNT_AFTER,
-    DETERMINERS,
-    DIET_RESTRICTIONS,
-    DIETS,
     DISLIKE_PHRASES,
     DISLIKE_VERBS,
-    DO,
-    EMOTION,
-    EVALUATIVE,
-    FILLER_WORDS,
-    FUNCTION_WORDS,
-    HABITUAL,
-    HAVE,
-    ING_NOUNS,
-    INTENSIFIERS,
     IRREGULAR,
-    JOBS,
-    KIN_MODIFIERS,
-    KIN_RELATION_MODIFIERS,
     LIKE_PHRASES,
     LIKE_VERBS,
-    MODALS,
-    MY_NOUN_STOP,
-    NEW_CLAUSE_AFTER_AND,
-    NO_EVENT_OPENERS,
-    NON_PERSON_SUBJECTS,
-    NOT_JOBS,
-    NOT_LOWER,
-    OBJ_STOP,
-    OPENERS,
     PARTICIPLES,
-    PARTICLES,
     PAST_FORMS,
-    PETS,
-    PLACE_WORDS,
-    PREPOSITIONS,
-    PRONOUN_OBJECTS,
-    QUALIFIERS,
-    RELATIONS,
     STATE_CHANGE,
-    STATE_OPENERS,
     STATE_PARTICIPLES,
-    SUBORDINATORS,
-    TIME_WORDS,
-    TITLES,
     TO_VERBS,
     TRAVEL_VERBS,
-    UNIT_NOUNS,
     VAGUE_VERBS,
     VERBLIKE,
 )
@@ -516,6 +522,265 @@ class _Pred:
     aux: list[str] = field(default_factory=list)
 
 
+# the modal a "X to" verb gives the verb after it ("need to" -> must, "plan to" -> future)
+_TO_MODALS = {
+    "need": "must",
+    "needs": "must",
+    "have": "must",
+    "has": "must",
+    "got": "must",
+    "plan": "future",
+    "plans": "future",
+    "hope": "future",
+    "hopes": "future",
+    "intend": "future",
+    "aim": "future",
+    "expect": "future",
+    "decided": "future",
+    "decide": "future",
+    "used": "past_habit",
+}
+
+
+class _VerbGroup:
+    """Reads the verb group of a clause from token ``i`` into a :class:`_Pred`.
+
+    Stages, in the order a clause meets them: adverbs and negation (:meth:`skip`, between any
+    two), a modal ("will", "would rather", "can"), an "X to" verb ("need to", "plan to"), "start
+    to"; then the auxiliary decides the rest: a form of *be* (copula, "going to", progressive,
+    passive), of *have* (possession, "have got to", perfect) or of *do* (negation and emphasis),
+    else the main verb itself (:func:`_main_verb`). ``None``: no predicate.
+    """
+
+    def __init__(self, toks: list[_Tok], i: int) -> None:
+        self.toks = toks
+        self.words = [t.low for t in toks]
+        self.n = len(toks)
+        self.p = _Pred(start=i)
+
+    def skip(self, j: int) -> int:
+        """The index after the adverbs, "kind of", "no longer" and negations from ``j``."""
+        words, n, p = self.words, self.n, self.p
+        while j < n:
+            w = words[j]
+            if w in ("kind", "sort") and j + 1 < n and words[j + 1] == "of":
+                j += 2
+                continue
+            if w == "no" and j + 1 < n and words[j + 1] == "longer":
+                p.neg = True
+                j += 2
+                continue
+            if w in ("not", "never"):
+                p.neg = True
+                j += 1
+                continue
+            if w in ADVERBS:
+                p.habitual |= w in HABITUAL
+                p.now |= w in ("now", "currently")
+                j += 1
+                continue
+            break
+        return j
+
+    def read(self) -> _Pred | None:
+        j = self.skip(self.p.start)
+        for stage in (self._modal, self._to_verb, self._start_to):
+            if j >= self.n:
+                return None
+            j = stage(j)
+        if j >= self.n:
+            return None
+        w = self.words[j]
+        if w in BE:
+            return self._be(j)
+        if w in HAVE:
+            return self._have(j)
+        if w in DO:
+            return self._do(j)
+        return _main_verb(self.p, self.toks, j)
+
+    def _modal(self, j: int) -> int:
+        words, n, p = self.words, self.n, self.p
+        w = words[j]
+        if w not in MODALS:
+            return j
+        p.aux.append(w)
+        j = self.skip(j + 1)
+        if w == "would" and j < n and words[j] == "rather":
+            p.modal = "rather"
+            j = self.skip(j + 1)
+        elif w in ("would", "should") and j < n and words[j] in ("like", "love"):
+            p.modal = "want" if not (j + 1 < n and words[j + 1] == "to") else "wish"
+        elif w in ("will", "shall"):
+            p.modal = "future"
+        elif w in ("can", "could"):
+            p.modal = "ability" if w == "can" else "hedge"
+        elif w == "must":
+            p.modal = "must"
+        else:
+            p.modal = "hedge"
+        return j
+
+    def _to_verb(self, j: int) -> int:
+        w = self.words[j]
+        if w in TO_VERBS and j + 1 < self.n and self.words[j + 1] == "to":
+            self.p.modal = _TO_MODALS.get(w, "wish")
+            return self.skip(j + 2)
+        return j
+
+    def _start_to(self, j: int) -> int:
+        w = self.words[j]
+        if (
+            w in ("start", "started", "starting", "begin", "began", "beginning")
+            and j + 1 < self.n
+            and self.words[j + 1] == "to"
+        ):
+            return self.skip(j + 2)  # "I started to learn Spanish": the verb is "learn"
+        return j
+
+    def _copula(self, rest: int) -> _Pred:
+        self.p.copula = True
+        self.p.rest = rest
+        return self.p
+
+    def _be(self, j: int) -> _Pred | None:
+        words, n, p = self.words, self.n, self.p
+        w = words[j]
+        p.aux.append(w)
+        if w in ("was", "were"):
+            p.tense = "past"
+        j = self.skip(j + 1)
+        if j >= n:
+            return self._copula(j)
+        w = words[j]
+        if w == "going" and j + 1 < n and words[j + 1] == "to":
+            return self._going_to(j)
+        if w in ("used", "about", "supposed") and j + 1 < n and words[j + 1] == "to":
+            p.modal = "past_habit" if w == "used" else "hedge"
+            return p
+        if w.endswith("ing") and w not in ING_NOUNS and len(w) > 4:
+            p.tense = "progressive" if p.tense != "past" else "past"
+            if w in ("starting", "beginning", "trying") and j + 1 < n and words[j + 1] == "to":
+                j = self.skip(j + 2)
+                if j >= n:
+                    return None
+                if w == "trying":
+                    p.modal = "wish"
+            return _main_verb(p, self.toks, j)
+        if (
+            (w.endswith("ed") or w in PAST_FORMS)
+            and w not in STATE_PARTICIPLES
+            and "-" not in w
+            and (p.aux[-1] in ("be", "been") or w not in ("a", "an"))
+        ):
+            p.tense = "passive"  # "I was told", "it is cancelled": no state of the subject
+        return self._copula(j)
+
+    def _going_to(self, j: int) -> _Pred | None:
+        """``be going to``: the future ("I'm going to move"), else a trip ("going to Rome")."""
+        words, n, p = self.words, self.n, self.p
+        nxt = words[j + 2] if j + 2 < n else ""
+        if (
+            nxt
+            and nxt not in DETERMINERS
+            and not self.toks[j + 2].text[:1].isupper()
+            and _looks_like_verb(nxt)
+        ):
+            p.modal = "future"
+            j = self.skip(j + 2)
+            if j >= n:
+                return None
+            # "going to be ..." is a copula; "going to move": the verb is read as its complement
+            return self._copula(self.skip(j + 1) if words[j] == "be" else j)
+        p.tense = "progressive"
+        p.verb, p.lemma, p.verb_index, p.rest = "going", "go", j, j + 1
+        return p
+
+    def _have(self, j: int) -> _Pred | None:
+        words, n, p = self.words, self.n, self.p
+        w = words[j]
+        p.aux.append(w)
+        j2 = self.skip(j + 1)
+        nxt = words[j2] if j2 < n else ""
+        if nxt == "got" and j2 + 1 < n and words[j2 + 1] == "to":
+            p.modal = "must"
+            after = self.skip(j2 + 2)
+            return _main_verb(p, self.toks, after) if after < n else None
+        if nxt == "got":
+            p.verb, p.lemma, p.verb_index, p.rest = "have", "have", j, j2 + 1
+            return p
+        if nxt == "been":
+            return self._have_been(j2)
+        if (
+            nxt
+            and (
+                nxt.endswith("ed")
+                or nxt in PARTICIPLES
+                or (nxt in PAST_FORMS and nxt not in ("had",))
+            )
+            and nxt not in ("need",)
+        ):
+            p.tense = "perfect"
+            return _main_verb(p, self.toks, j2)
+        p.tense = "past" if w == "had" else "present"
+        p.verb, p.lemma, p.verb_index, p.rest = w, "have", j, j + 1
+        return p
+
+    def _have_been(self, j2: int) -> _Pred | None:
+        """``have been``: perfect progressive ("been learning"), "been to", else a copula."""
+        words, n, p = self.words, self.n, self.p
+        p.tense = "perfect"
+        j3 = self.skip(j2 + 1)
+        if j3 < n and words[j3].endswith("ing") and words[j3] not in ING_NOUNS:
+            p.tense = "progressive"
+            return _main_verb(p, self.toks, j3)
+        if j3 < n and words[j3] == "to":
+            p.verb, p.lemma, p.verb_index, p.rest = "been", "be", j2, j3
+            return p
+        p.aux.append("been")
+        return self._copula(j3)
+
+    def _do(self, j: int) -> _Pred | None:
+        words, n, p = self.words, self.n, self.p
+        w = words[j]
+        j2 = self.skip(j + 1)
+        if p.neg or (j2 < n and words[j2] in LIKE_VERBS | DISLIKE_VERBS):
+            if j2 >= n:
+                return None
+            p.aux.append(w)
+            if w == "did":
+                p.tense = "past"
+            return _main_verb(p, self.toks, j2)
+        p.verb, p.lemma, p.verb_index, p.rest = w, "do", j, j + 1
+        if w == "did":
+            p.tense = "past"
+        return p
+
+
+def _main_verb(p: _Pred, toks: list[_Tok], j: int) -> _Pred | None:
+    """``p`` completed with the main verb at ``j`` (and its particle), or ``None`` when the
+    word there cannot be a verb."""
+    n = len(toks)
+    if j >= n:
+        return None
+    w = toks[j].low
+    if not re.fullmatch(r"[a-z][a-z']*(?:-[a-z]+)?", w) or w in DETERMINERS:
+        return None
+    if (w in PREPOSITIONS and w != "like") or w in OBJ_STOP or w in FUNCTION_WORDS:
+        return None
+    p.verb, p.verb_index = w, j
+    p.lemma = lemma(w)
+    if p.tense == "present" and (w in PAST_FORMS or (w.endswith("ed") and len(w) > 3)):
+        p.tense = "past"
+    k = j + 1
+    parts = PARTICLES.get(p.lemma, ())
+    if k < n and toks[k].low in parts:
+        p.particle = toks[k].low
+        k += 1
+    p.rest = k
+    return p
+
+
 class EnglishExtractor:
     """Candidates from the English sentences of one turn (see the module docstring)."""
 
@@ -597,12 +862,38 @@ class EnglishExtractor:
 
     # -- subjects -----------------------------------------------------------------------
     def _subject(self, toks: list[_Tok]) -> _Subject | None:
+        """The clause's subject: of the subject-like spans (:meth:`_subject_spans`), those a
+        relative clause does not hide, the first (:meth:`_chosen_subject`); in a clause opened
+        by a subordinator, the "I" of the main clause after it, else the first, marked
+        subordinate."""
+        found, first_self = self._subject_spans(toks)
+        lead = toks[0].low
+        fronted = lead in PREPOSITIONS or lead in SUBORDINATORS or lead in OPENERS
+        # "the support I got made a difference", "This book I read": an "I" right after a noun
+        # phrase is a relative clause, unless the clause opens with an adverbial ("For short
+        # trips I prefer trains", "In the end I ordered")
+        found = [
+            s
+            for s in found
+            if s.kind != "self" or s.start == 0 or fronted or _starts_clause(toks, s.start)
+        ]
+        found = [s for s in found if s.kind != "possessed" or _starts_clause(toks, s.start)]
+        if not found:
+            return None
+        if lead in SUBORDINATORS:
+            selves = [s for s in found if s.kind == "self" and s.start > 1]
+            if len(found) > 1 and selves:
+                return selves[-1]  # "Since my office moved, I take the train"
+            found[0].subordinate = True
+        return self._chosen_subject(toks, found[0], first_self)
+
+    def _subject_spans(self, toks: list[_Tok]) -> tuple[list[_Subject], _Subject | None]:
+        """Every span that can be a subject ("I", "we", "my sister Anna", "my rent", "she" for
+        the last person named, "Dr. Lee", a person met before), in order, and the first "I"."""
         first_self = None
         found: list[_Subject] = []
-        i = 0
         n = len(toks)
-        while i < n:
-            t = toks[i]
+        for i, t in enumerate(toks):
             if t.text == "I" or t.low == "we":
                 s = _Subject("self", None, start=i, end=i + 1)
                 found.append(s)
@@ -624,26 +915,13 @@ class EnglishExtractor:
                 and (toks[i + 1].low not in PREPOSITIONS)
             ):
                 found.append(_Subject("person", self.people[t.low], start=i, end=i + 1))
-            i += 1
-        lead = toks[0].low
-        fronted = lead in PREPOSITIONS or lead in SUBORDINATORS or lead in OPENERS
-        # "the support I got made a difference", "This book I read": an "I" right after a noun
-        # phrase is a relative clause, unless the clause opens with an adverbial ("For short
-        # trips I prefer trains", "In the end I ordered")
-        found = [
-            s
-            for s in found
-            if s.kind != "self" or s.start == 0 or fronted or _starts_clause(toks, s.start)
-        ]
-        found = [s for s in found if s.kind != "possessed" or _starts_clause(toks, s.start)]
-        if not found:
-            return None
-        if lead in SUBORDINATORS:
-            selves = [s for s in found if s.kind == "self" and s.start > 1]
-            if len(found) > 1 and selves:
-                return selves[-1]  # "Since my office moved, I take the train"
-            found[0].subordinate = True
-        chosen = found[0]
+        return found, first_self
+
+    def _chosen_subject(
+        self, toks: list[_Tok], chosen: _Subject, first_self: _Subject | None
+    ) -> _Subject:
+        """``chosen``, except "My partner Tom and I" (the speaker's statement) and a possessed
+        thing after an "I" (the "I"); a chosen person becomes the last person named."""
         if (
             chosen.kind == "person"
             and chosen.end + 1 < len(toks)
@@ -680,261 +958,35 @@ class EnglishExtractor:
             j += 1
         if word in RELATIONS or word in PETS:
             kind = "pet" if word in PETS else "person"
-            relation = " ".join(
-                [
-                    *[m for m in mods if m in KIN_RELATION_MODIFIERS],
-                    rel_word,
-                ]
-            )
-            k = j + 1
-            if k < n and toks[k].low in ("named", "called"):
-                k += 1
-            if k < n and toks[k].low in TITLES:
-                k += 1
-            if k < n and toks[k].text[:1].isupper() and toks[k].text not in NOT_NAMES:
-                name_toks = [toks[k].text]
-                if (
-                    k + 1 < n
-                    and toks[k + 1].text[:1].isupper()
-                    and toks[k + 1].text not in NOT_NAMES
-                ):
-                    name_toks.append(toks[k + 1].text)
-                name = " ".join(name_toks)
-                if kind == "person":
-                    self.last_person = name
-                return _Subject(kind, name, relation, start=i, end=k + len(name_toks))
-            owner = self.who or "User"
-            if kind == "pet":
-                return _Subject("pet", None, relation, start=i, end=j + 1)
-            return _Subject("person", f"{owner}'s {relation}", relation, start=i, end=j + 1)
-        # something owned: the noun phrase up to the verb
-        k = j
-        words = []
-        while k < n and k < j + 5:
-            w = toks[k].low
-            if w in BE or w in HAVE or w in MODALS or w in DO or w in ("not",):
-                break
-            if k > j and (_looks_like_verb(w) and w not in PREPOSITIONS):
-                break
-            if w in (",", "and") or w in OBJ_STOP or w in ("i", "we", "he", "she", "they", "you"):
-                return None
-            words.append(toks[k].text)
+            relation = " ".join([*[m for m in mods if m in KIN_RELATION_MODIFIERS], rel_word])
+            return self._relative(toks, i, j, kind, relation)
+        return _possessed(toks, i, j)
+
+    def _relative(self, toks: list[_Tok], i: int, j: int, kind: str, relation: str) -> _Subject:
+        """A relative or a pet from "my" at ``i`` to its noun at ``j``: named ("my sister
+        (named) Anna Lee") or not ("my boss": the speaker's boss)."""
+        n = len(toks)
+        k = j + 1
+        if k < n and toks[k].low in ("named", "called"):
             k += 1
-        if not words or k >= n or toks[j].low in MY_NOUN_STOP:
-            return None
-        if any("'" in w for w in words) or words[-1].lower().endswith("ed"):
-            return None
-        noun = " ".join(words)
-        return _Subject("possessed", None, noun=noun, start=i, end=k)
+        if k < n and toks[k].low in TITLES:
+            k += 1
+        if k < n and toks[k].text[:1].isupper() and toks[k].text not in NOT_NAMES:
+            name_toks = [toks[k].text]
+            if k + 1 < n and toks[k + 1].text[:1].isupper() and toks[k + 1].text not in NOT_NAMES:
+                name_toks.append(toks[k + 1].text)
+            name = " ".join(name_toks)
+            if kind == "person":
+                self.last_person = name
+            return _Subject(kind, name, relation, start=i, end=k + len(name_toks))
+        owner = self.who or "User"
+        if kind == "pet":
+            return _Subject("pet", None, relation, start=i, end=j + 1)
+        return _Subject("person", f"{owner}'s {relation}", relation, start=i, end=j + 1)
 
     # -- predicates ---------------------------------------------------------------------
     def _predicate(self, toks: list[_Tok], i: int) -> _Pred | None:
-        words = [t.low for t in toks]
-        n = len(words)
-        p = _Pred(start=i)
-
-        def skip(j: int) -> int:
-            while j < n:
-                w = words[j]
-                if w in ("kind", "sort") and j + 1 < n and words[j + 1] == "of":
-                    j += 2
-                    continue
-                if w == "no" and j + 1 < n and words[j + 1] == "longer":
-                    p.neg = True
-                    j += 2
-                    continue
-                if w in ("not", "never"):
-                    p.neg = True
-                    j += 1
-                    continue
-                if w in ADVERBS:
-                    p.habitual |= w in HABITUAL
-                    p.now |= w in ("now", "currently")
-                    j += 1
-                    continue
-                break
-            return j
-
-        j = skip(i)
-        if j >= n:
-            return None
-        w = words[j]
-        if w in MODALS:
-            p.aux.append(w)
-            j = skip(j + 1)
-            if w == "would" and j < n and words[j] == "rather":
-                p.modal = "rather"
-                j = skip(j + 1)
-            elif w in ("would", "should") and j < n and words[j] in ("like", "love"):
-                p.modal = "want" if not (j + 1 < n and words[j + 1] == "to") else "wish"
-            elif w in ("will", "shall"):
-                p.modal = "future"
-            elif w in ("can", "could"):
-                p.modal = "ability" if w == "can" else "hedge"
-            elif w == "must":
-                p.modal = "must"
-            else:
-                p.modal = "hedge"
-            if j >= n:
-                return None
-            w = words[j]
-        if w in TO_VERBS and j + 1 < n and words[j + 1] == "to":
-            p.modal = {
-                "need": "must",
-                "needs": "must",
-                "have": "must",
-                "has": "must",
-                "got": "must",
-                "plan": "future",
-                "plans": "future",
-                "hope": "future",
-                "hopes": "future",
-                "intend": "future",
-                "aim": "future",
-                "expect": "future",
-                "decided": "future",
-                "decide": "future",
-                "used": "past_habit",
-            }.get(w, "wish")
-            j = skip(j + 2)
-            if j >= n:
-                return None
-            w = words[j]
-        if (
-            w in ("start", "started", "starting", "begin", "began", "beginning")
-            and j + 1 < n
-            and words[j + 1] == "to"
-        ):
-            j = skip(j + 2)  # "I started to learn Spanish": the verb is "learn"
-            if j >= n:
-                return None
-            w = words[j]
-        if w in BE:
-            p.aux.append(w)
-            if w in ("was", "were"):
-                p.tense = "past"
-            j = skip(j + 1)
-            if j >= n:
-                p.copula = True
-                p.rest = j
-                return p
-            w = words[j]
-            if w == "going" and j + 1 < n and words[j + 1] == "to":
-                nxt = words[j + 2] if j + 2 < n else ""
-                if (
-                    nxt
-                    and nxt not in DETERMINERS
-                    and not toks[j + 2].text[:1].isupper()
-                    and _looks_like_verb(nxt)
-                ):
-                    p.modal = "future"
-                    j = skip(j + 2)
-                    if j >= n:
-                        return None
-                    w = words[j]
-                    if w == "be":
-                        j = skip(j + 1)
-                        p.copula = True
-                        p.rest = j
-                        return p
-                else:
-                    p.tense = "progressive"
-                    p.verb, p.lemma, p.verb_index, p.rest = "going", "go", j, j + 1
-                    return p
-            elif w in ("used", "about", "supposed") and j + 1 < n and words[j + 1] == "to":
-                p.modal = "past_habit" if w == "used" else "hedge"
-                return p
-            elif w.endswith("ing") and w not in ING_NOUNS and len(w) > 4:
-                p.tense = "progressive" if p.tense != "past" else "past"
-                if w in ("starting", "beginning", "trying") and j + 1 < n and words[j + 1] == "to":
-                    j = skip(j + 2)
-                    if j >= n:
-                        return None
-                    if w == "trying":
-                        p.modal = "wish"
-                return self._main_verb(p, toks, j)
-            elif (
-                (w.endswith("ed") or w in PAST_FORMS)
-                and w not in STATE_PARTICIPLES
-                and "-" not in w
-                and (p.aux[-1] in ("be", "been") or w not in ("a", "an"))
-            ):
-                p.tense = "passive"  # "I was told", "it is cancelled": no state of the subject
-            p.copula = True
-            p.rest = j
-            return p
-        if w in HAVE:
-            p.aux.append(w)
-            j2 = skip(j + 1)
-            nxt = words[j2] if j2 < n else ""
-            if nxt == "got" and j2 + 1 < n and words[j2 + 1] == "to":
-                p.modal = "must"
-                return self._main_verb(p, toks, skip(j2 + 2)) if skip(j2 + 2) < n else None
-            if nxt == "got":
-                p.verb, p.lemma, p.verb_index, p.rest = "have", "have", j, j2 + 1
-                return p
-            if nxt == "been":
-                p.tense = "perfect"
-                j3 = skip(j2 + 1)
-                if j3 < n and words[j3].endswith("ing") and words[j3] not in ING_NOUNS:
-                    p.tense = "progressive"
-                    return self._main_verb(p, toks, j3)
-                if j3 < n and words[j3] == "to":
-                    p.verb, p.lemma, p.verb_index, p.rest = "been", "be", j2, j3
-                    return p
-                p.aux.append("been")
-                p.copula = True
-                p.rest = j3
-                return p
-            if (
-                nxt
-                and (
-                    nxt.endswith("ed")
-                    or nxt in PARTICIPLES
-                    or (nxt in PAST_FORMS and nxt not in ("had",))
-                )
-                and nxt not in ("need",)
-            ):
-                p.tense = "perfect"
-                return self._main_verb(p, toks, j2)
-            p.tense = "past" if w == "had" else "present"
-            p.verb, p.lemma, p.verb_index, p.rest = w, "have", j, j + 1
-            return p
-        if w in DO:
-            j2 = skip(j + 1)
-            if p.neg or (j2 < n and words[j2] in LIKE_VERBS | DISLIKE_VERBS):
-                if j2 >= n:
-                    return None
-                p.aux.append(w)
-                if w == "did":
-                    p.tense = "past"
-                return self._main_verb(p, toks, j2)
-            p.verb, p.lemma, p.verb_index, p.rest = w, "do", j, j + 1
-            if w == "did":
-                p.tense = "past"
-            return p
-        return self._main_verb(p, toks, j)
-
-    def _main_verb(self, p: _Pred, toks: list[_Tok], j: int) -> _Pred | None:
-        n = len(toks)
-        if j >= n:
-            return None
-        w = toks[j].low
-        if not re.fullmatch(r"[a-z][a-z']*(?:-[a-z]+)?", w) or w in DETERMINERS:
-            return None
-        if (w in PREPOSITIONS and w != "like") or w in OBJ_STOP or w in FUNCTION_WORDS:
-            return None
-        p.verb, p.verb_index = w, j
-        p.lemma = lemma(w)
-        if p.tense == "present" and (w in PAST_FORMS or (w.endswith("ed") and len(w) > 3)):
-            p.tense = "past"
-        k = j + 1
-        parts = PARTICLES.get(p.lemma, ())
-        if k < n and toks[k].low in parts:
-            p.particle = toks[k].low
-            k += 1
-        p.rest = k
-        return p
+        return _VerbGroup(toks, i).read()
 
     # -- rules over (subject, predicate) -------------------------------------------------
     def _holder(self, subject: _Subject) -> str:
@@ -966,29 +1018,20 @@ class EnglishExtractor:
         p: _Pred,
         times: list[TimeMention],
     ) -> list[FactCandidate]:
+        """What a (subject, verb group) clause states, by the verb group's kind: a wish or a
+        preference ("would rather", "I'd like"), a copula ("I am ..."), a change of state
+        ("I went vegan"), a plan ("I will ..."), a preference verb, a slot verb ("I live in"),
+        a habit, else a generic statement ("I play bass")."""
         holder = self._holder(subject)
-        words = [t.low for t in toks]
         rest = _without_times(self._rest_text(clause, toks, p.rest), times)
-        rest_low = rest.lower()
-        out: list[FactCandidate] = []
         if p.modal in ("hedge", "wish", "past_habit"):
-            return out
+            return []
         if subject.kind == "possessed":
             return self._possessed_rules(subject, p, rest, holder, times)
         if subject.kind == "pet":
-            return out
-        if p.modal == "rather":
-            obj = _clean_obj(
-                rest if p.copula or not p.verb else self._rest_text(clause, toks, p.verb_index)
-            )
-            if obj and len(obj.split()) >= 2:
-                out.append(_pref(holder, obj, "avoid" if p.neg else "like", 0.7))
-            return out
-        if p.modal == "want":
-            obj = _clean_obj(self._rest_text(clause, toks, p.verb_index + 1))
-            if obj and not obj.lower().startswith("to "):
-                out.append(_pref(holder, _strip_article(obj), "need", 0.65))
-            return out
+            return []
+        if p.modal in ("rather", "want"):
+            return self._wanted(clause, toks, p, rest, holder)
         verb = p.lemma
         if p.copula:
             full = _clean_value(clause[toks[p.rest].start :]) if p.rest < len(toks) else ""
@@ -998,42 +1041,15 @@ class EnglishExtractor:
             if any(c.fields.get("attribute") in ("diet", "dietary restriction") for c in became):
                 return became
         if (verb in COGNITIVE and not (verb == "ask" and p.particle == "for")) or not verb:
-            return out
+            return []
         if p.modal in ("future", "must"):
             return self._plan_rules(subject, p, rest, holder, times)
-        # preferences
-        if verb in LIKE_VERBS | DISLIKE_VERBS | AVOID_VERBS:
-            if p.tense == "past":
-                return out  # "I loved it as a kid": not a current preference
-            obj = _clean_obj(rest)
-            if obj is None:
-                return out
-            if verb in LIKE_VERBS:
-                polarity = "dislike" if p.neg else "like"
-            elif verb in DISLIKE_VERBS:
-                polarity = "like" if p.neg else "dislike"
-            else:
-                polarity = "avoid"
-            if p.verb in ("stand",):
-                polarity = "dislike"
-            out.append(_pref(holder, _strip_article(obj), polarity, 0.75))
-            return out
-        if p.verb == "stand" and p.neg:
-            obj = _clean_obj(rest)
-            if obj:
-                out.append(_pref(holder, obj, "dislike", 0.75))
-            return out
-        if p.neg:
-            consume = verb in CONSUME_VERBS or (verb == "have" and p.modal == "ability")
-            if consume and rest and p.tense == "present":
-                obj = _clean_obj(re.sub(r"^(?:any|anything with)\s+", "", rest, flags=re.I))
-                if obj:
-                    out.append(_pref(holder, _strip_article(obj), "avoid", 0.8))
-            return out
-        # slots
-        slot = self._verb_slots(p, rest, holder, words)
+        if verb in LIKE_VERBS | DISLIKE_VERBS | AVOID_VERBS or p.neg:
+            return self._verb_preference(p, rest, holder)
+        slot = self._verb_slots(p, rest, holder)
         if slot:
             return slot
+        rest_low = rest.lower()
         if (
             p.habitual
             and verb in CHOICE_VERBS
@@ -1043,31 +1059,69 @@ class EnglishExtractor:
             obj = _clean_obj(rest)
             if obj:
                 return [_pref(holder, _strip_article(obj), "like", 0.7)]
-        # a statement that can hold many values: "plays bass", "speaks Arabic"
-        if p.tense == "past" and verb not in STATE_CHANGE:
-            return out
-        if p.modal is not None or subject.subordinate or verb in VAGUE_VERBS:
-            return out
-        if p.tense == "progressive" and verb in TRAVEL_VERBS and times:
-            return out  # a dated trip: the event says it
-        if not rest or len(re.findall(r"[A-Za-z\d]{2,}", rest)) < 1:
-            return out
-        if rest_low in ("a lot", "lots", "much", "often", "sometimes", "there", "here", "it"):
-            return out
-        first_word = rest_low.split()[0].strip(",.;:!")
-        if first_word in PRONOUN_OBJECTS and first_word not in ("one",):
-            return out
-        content = [
-            w
-            for w in re.findall(r"[a-z\d][\w'-]*", rest_low)
-            if w not in PREPOSITIONS
-            and w not in DETERMINERS
-            and w not in PRONOUN_OBJECTS
-            and w not in ADVERBS
-            and w not in FILLER_WORDS
-        ]
-        if not content:
-            return out
+        if not _states_something(subject, p, rest, times):
+            return []
+        return self._generic_statement(clause, toks, subject, p, rest, holder)
+
+    def _wanted(
+        self, clause: str, toks: list[_Tok], p: _Pred, rest: str, holder: str
+    ) -> list[FactCandidate]:
+        """ "I'd rather X" (a like, or with "not" an avoid) and "I'd like X" (a need)."""
+        if p.modal == "rather":
+            obj = _clean_obj(
+                rest if p.copula or not p.verb else self._rest_text(clause, toks, p.verb_index)
+            )
+            if obj and len(obj.split()) >= 2:
+                return [_pref(holder, obj, "avoid" if p.neg else "like", 0.7)]
+            return []
+        obj = _clean_obj(self._rest_text(clause, toks, p.verb_index + 1))
+        if obj and not obj.lower().startswith("to "):
+            return [_pref(holder, _strip_article(obj), "need", 0.65)]
+        return []
+
+    @staticmethod
+    def _verb_preference(p: _Pred, rest: str, holder: str) -> list[FactCandidate]:
+        """A preference verb ("I love X", "I don't like X", "I avoid X"), "I can't stand X",
+        or a negated present consumption ("I don't eat meat": an avoid)."""
+        verb = p.lemma
+        if verb in LIKE_VERBS | DISLIKE_VERBS | AVOID_VERBS:
+            if p.tense == "past":
+                return []  # "I loved it as a kid": not a current preference
+            obj = _clean_obj(rest)
+            if obj is None:
+                return []
+            if verb in LIKE_VERBS:
+                polarity = "dislike" if p.neg else "like"
+            elif verb in DISLIKE_VERBS:
+                polarity = "like" if p.neg else "dislike"
+            else:
+                polarity = "avoid"
+            if p.verb in ("stand",):
+                polarity = "dislike"
+            return [_pref(holder, _strip_article(obj), polarity, 0.75)]
+        if p.verb == "stand":
+            obj = _clean_obj(rest)
+            return [_pref(holder, obj, "dislike", 0.75)] if obj else []
+        consume = verb in CONSUME_VERBS or (verb == "have" and p.modal == "ability")
+        if consume and rest and p.tense == "present":
+            obj = _clean_obj(re.sub(r"^(?:any|anything with)\s+", "", rest, flags=re.I))
+            if obj:
+                return [_pref(holder, _strip_article(obj), "avoid", 0.8)]
+        return []
+
+    def _generic_statement(
+        self,
+        clause: str,
+        toks: list[_Tok],
+        subject: _Subject,
+        p: _Pred,
+        rest: str,
+        holder: str,
+    ) -> list[FactCandidate]:
+        """A statement that can hold many values ("plays bass", "speaks Arabic"), keyed with its
+        value; "I bought a new bike" and "I do my workouts" name a slot (the head noun)."""
+        verb = p.lemma
+        rest_low = rest.lower()
         phrase = self._verb_phrase(toks, p, clause, subject.kind == "self")
         head = _head([t.low for t in _tokens(rest)]) or ""
         key_head = _singular(head) if head else ""
@@ -1080,7 +1134,7 @@ class EnglishExtractor:
         }
         key_words = [verb, p.particle or "", key_head]
         if verb in ACQUIRE_VERBS and head in ABSTRACT_NOUNS:
-            return out
+            return []
         if (
             verb in ACQUIRE_VERBS
             and head
@@ -1100,9 +1154,7 @@ class EnglishExtractor:
             key = None
         else:
             key = "Fact|" + "|".join([holder.lower(), *key_words, value.lower()])
-        c = FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=key is not None)
-        out.append(c)
-        return out
+        return [FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=key is not None)]
 
     def _verb_phrase(
         self, toks: list[_Tok], p: _Pred, clause: str, first_person: bool = True
@@ -1134,97 +1186,15 @@ class EnglishExtractor:
             )
         return " ".join(words)
 
-    def _verb_slots(
-        self, p: _Pred, rest: str, holder: str, words: list[str]
-    ) -> list[FactCandidate]:
-        verb = p.lemma
-        rest_low = rest.lower()
-        if verb == "live" and re.match(r"^(?:in|on|near|at|outside|just outside)\b", rest_low):
-            place = re.sub(r"^(?:in|on|near|at|outside|just outside)\s+", "", rest, flags=re.I)
-            return [_fact(holder, "home city", place, 0.8, 0.7)]
-        if (
-            verb in ("move", "relocate")
-            and p.tense in ("past", "perfect")
-            and re.match(r"^(?:to|into|in)\b", rest_low)
-        ):
-            place = re.sub(r"^(?:to|into|in)\s+", "", rest, flags=re.I)
-            if re.search(
-                r"\b(?:office|branch|team|department|division|site|campus|company|firm|role|job)\b",
-                place,
-                re.I,
-            ):
-                return [_fact(holder, "workplace", place, 0.75, 0.65)]
-            if place[:1].isupper() or re.search(r"\b[A-Z]\w+", place):
-                return [_fact(holder, "home city", place, 0.8, 0.7)]
-        if verb == "work":
-            if p.particle == "out":
-                value = rest or "works out"
-                return [_fact(holder, "workout", value, 0.65, 0.55, predicate="works out")]
-            m = re.match(r"^as\s+(?P<v>.+)$", rest, re.I)
-            if m:
-                return [_fact(holder, "occupation", _strip_article(m.group("v")), 0.8, 0.7)]
-            m = re.match(r"^from\s+home\b\s*(?P<v>.*)$", rest, re.I)
-            if m:
-                return [
-                    _fact(
-                        holder,
-                        "remote work",
-                        m.group("v") or "works from home",
-                        0.7,
-                        0.6,
-                        predicate="works from home",
-                    )
-                ]
-            m = re.match(r"^(?:at|for)\s+(?P<v>.+?)\s+as\s+(?:an?\s+)?(?P<j>.+)$", rest, re.I)
-            if m:
-                return [
-                    _fact(holder, "workplace", m.group("v"), 0.75, 0.7),
-                    _fact(holder, "occupation", m.group("j"), 0.75, 0.7),
-                ]
-            m = re.match(r"^(?:at|for)\s+(?P<v>[^,;]+?)(?:\s+(?:to|so|because)\s.*)?$", rest, re.I)
-            if m:
-                return [_fact(holder, "workplace", m.group("v"), 0.75, 0.7)]
-            m = re.match(r"^in\s+(?P<v>[A-Z].+)$", rest)
-            if m:
-                return [_fact(holder, "workplace", m.group("v"), 0.7, 0.65)]
-        to_work = re.search(r"\bto\s+(?:work|the office|school|campus|class)\b", rest_low)
-        if to_work and (
-            verb in COMMUTE_VERBS
-            or (verb == "take" and re.match(r"^(?:the|a)\s+\w+\s+to\s", rest_low))
-        ):
-            phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
-            return [_fact(holder, "commute", _possessive_value(phrase.strip()), 0.7, 0.6)]
-        if (
-            verb == "drive"
-            and re.match(r"^(?:an?|the|my|our)\s+", rest_low)
-            and not re.search(r"\bto\b", rest_low)
-        ):
-            return [_fact(holder, "car", _strip_article(rest), 0.75, 0.6)]
-        if verb in ("earn", "make", "get") and _SALARY.search(rest):
-            return [_fact(holder, "salary", rest, 0.8, 0.7, money=True)]
-        if verb in ("start", "begin", "join", "get", "land", "accept", "take", "find", "have"):
-            m = re.search(
-                r"^(?:(?:a|an|my|the)\s+)?(?:new\s+|first\s+|dream\s+|full-time\s+|part-time\s+)*"
-                r"(?:job|role|position|post|work|working|gig|internship)\s+(?:at|with|for)\s+(?P<v>[^,;]+)$",
-                rest,
-                re.I,
-            )
-            if m:
-                return [_fact(holder, "workplace", m.group("v"), 0.8, 0.7)]
-        if verb in ("study", "major", "graduate") and rest and p.tense in ("past", "perfect"):
-            phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
-            return [_fact(holder, "education", _possessive_value(phrase), 0.75, 0.6)]
-        if (
-            verb == "grow"
-            and p.particle == "up"
-            and re.match(r"^(?:in|near|outside|on)\s", rest_low)
-        ):
-            return [_fact(holder, "hometown", re.sub(r"^\w+\s+", "", rest), 0.75, 0.6)]
-        m = re.match(r"^(?P<n>\d{1,3})(?:\s+years?\s+old)?$", rest_low)
-        if verb == "turn" and m and 0 < int(m.group("n")) < 125:
-            return [_fact(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))]
-        if verb in ("go", "do") and rest and re.match(r"^(?:my\s+)?(\w+ing|\w+outs?)\b", rest_low):
-            return []
+    @staticmethod
+    def _verb_slots(p: _Pred, rest: str, holder: str) -> list[FactCandidate]:
+        """A slot a verb fills, read in this order: where the holder lives, where and as what
+        they work, how they commute, what they drive, what they earn, a new job, what they
+        studied, where they grew up, an age they turned; ``[]``: none."""
+        for read in (_residence_slot, _work_slot, _routine_slot, _history_slot):
+            found = read(p, rest, holder)
+            if found is not None:
+                return found
         return []
 
     def _copula_rules(
@@ -1236,59 +1206,33 @@ class EnglishExtractor:
         times: list[TimeMention],
         full_rest: str = "",
     ) -> list[FactCandidate]:
-        low = rest.lower()
-        out: list[FactCandidate] = []
+        """What "<subject> is <rest>" states: an allergy, a diet or a preference phrase
+        (:func:`_copula_preference`); when affirmative and present, a slot
+        (:meth:`_copula_slot`: age, workplace, hometown, home city, dose, salary, occupation);
+        else a lasting state ("I'm a morning person", :func:`_copula_state`)."""
         if not rest or (p.modal in ("future", "must") and not times):
-            return out
+            return []
         if p.tense == "passive":
-            return out
-        m = re.match(
-            r"^(?:very\s+|severely\s+|mildly\s+|deathly\s+)?allergic\s+to\s+(?P<o>.+)$", rest, re.I
-        )
-        if m:
-            obj = _clean_obj(m.group("o"))
-            return [_pref(holder, obj, "avoid", 0.9)] if obj else []
-        for diet in DIETS:
-            if re.match(
-                rf"^(?:(?:a|an|now|fully|strictly|mostly|completely|100%|basically|pretty much|gone)\s+)*{re.escape(diet)}\b",
-                low,
-            ):
-                if p.neg:
-                    return out
-                return [_fact(holder, "diet", diet, 0.85, 0.75)]
-        for diet in DIET_RESTRICTIONS:
-            if re.match(
-                rf"^(?:(?:a|an|now|fully|strictly|mostly|severely|completely|very)\s+)*{re.escape(diet)}\b",
-                low,
-            ):
-                if p.neg:
-                    return out
-                key = "Fact|" + holder.lower() + "|restriction|" + diet.split()[0].split("-")[0]
-                return [
-                    FactCandidate(
-                        "Fact",
-                        {"attribute": "dietary restriction", "value": diet, "subject": holder},
-                        0.85,
-                        0.75,
-                        key=key,
-                    )
-                ]
-        for phrase in LIKE_PHRASES:
-            if low.startswith(phrase + " "):
-                obj = _clean_obj(rest[len(phrase) + 1 :])
-                if obj:
-                    return [
-                        _pref(holder, _strip_article(obj), "dislike" if p.neg else "like", 0.75)
-                    ]
-        for phrase in DISLIKE_PHRASES:
-            if low.startswith(phrase + " "):
-                obj = _clean_obj(rest[len(phrase) + 1 :])
-                if obj:
-                    return [_pref(holder, _strip_article(obj), "dislike", 0.75)]
+            return []
+        said = _copula_preference(p, rest, holder)
+        if said is not None:
+            return said
         if p.neg:
-            return out
+            return []
         if p.tense == "past":
-            return out  # "I was 17": not what holds now
+            return []  # "I was 17": not what holds now
+        slot = self._copula_slot(subject, p, rest, holder, full_rest)
+        if slot is not None:
+            return slot
+        return _copula_state(subject, p, rest, holder, times)
+
+    def _copula_slot(
+        self, subject: _Subject, p: _Pred, rest: str, holder: str, full_rest: str
+    ) -> list[FactCandidate] | None:
+        """A slot a copula fills ("I'm 34", "I'm now at KPMG", "I'm from Leeds", "I'm based in
+        Oslo", "I'm on 20mg of X", "I'm on 60k", "I'm the one who plays bass", "I'm a nurse");
+        ``None`` when it fills none."""
+        low = rest.lower()
         m = re.match(
             r"^(?P<n>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?(?:\s+(?:now|this year|already))?$", low
         )
@@ -1317,21 +1261,10 @@ class EnglishExtractor:
         m = re.match(r"^the\s+one\s+(?:who|that)\s+(?P<v>\w+)\s+(?P<o>.+)$", full_rest, re.I)
         if m:
             value = _possessive_value(m.group("o"))
-            key = f"Fact|{holder.lower()}|{lemma(m.group('v'))}|{value.lower()}"
-            return [
-                FactCandidate(
-                    "Fact",
-                    {
-                        "attribute": lemma(m.group("v")),
-                        "value": value,
-                        "predicate": m.group("v"),
-                        "subject": holder,
-                    },
-                    0.65,
-                    0.55,
-                    key=key,
-                )
-            ]
+            verb = lemma(m.group("v"))
+            fields = {"attribute": verb, "value": value, "predicate": m.group("v")}
+            key = f"Fact|{holder.lower()}|{verb}|{value.lower()}"
+            return [FactCandidate("Fact", {**fields, "subject": holder}, 0.65, 0.55, key=key)]
         m = re.match(r"^(?:a|an)\s+(?P<v>.+)$", rest, re.I)
         job_text = (
             m.group("v") if m else (rest if subject.kind in ("self", "person") and p.now else None)
@@ -1339,46 +1272,7 @@ class EnglishExtractor:
         if job_text and _is_job(job_text):
             job_text = re.split(r"\s+and\s+", job_text)[0]
             return [_fact(holder, "occupation", _possessive_value(job_text), 0.8, 0.7)]
-        if subject.kind not in ("self", "person"):
-            return out
-        first = low.split()[0] if low.split() else ""
-        if (first in EMOTION and first not in PLACE_WORDS) or first in INTENSIFIERS:
-            return out
-        if low in PLACE_WORDS:
-            return out
-        if times:
-            return out  # "I am at the dentist tomorrow": the event says it
-        words = re.findall(r"[A-Za-z\d%]+", rest)
-        has_article = first in ("a", "an", "the", "one", "part")
-        stated = (
-            has_article
-            or p.habitual
-            or re.search(r"\d", rest)
-            or (len(words) >= 3 and first in STATE_OPENERS)
-            or _LASTING_STATE.search(low)
-        )
-        if not stated:
-            return out
-        if re.match(
-            r"^(?:in|at|on)\s+(?:the\s+)?(?:car|bus|train|way|middle|process|mood|kitchen|office|hospital|gym|shower|meeting)\b",
-            low,
-        ):
-            return out
-        be = "is" if p.tense != "past" else "was"
-        if p.tense == "perfect" or "been" in p.aux:
-            be = "has been"
-        value = _possessive_value(rest)
-        key = f"Fact|{holder.lower()}|be|{value.lower()}"
-        return [
-            FactCandidate(
-                "Fact",
-                {"attribute": "is", "value": value, "predicate": be, "subject": holder},
-                0.6,
-                0.55,
-                key=key,
-                generic=True,
-            )
-        ]
+        return None
 
     def _possessed_rules(
         self, subject: _Subject, p: _Pred, rest: str, holder: str, times: list[TimeMention]
@@ -1514,24 +1408,13 @@ class EnglishExtractor:
     def _changes(
         self, clause: str, times: list[TimeMention], subject: _Subject | None
     ) -> list[FactCandidate]:
-        m = _CHANGE.search(clause)
-        thing = new = own = None
-        if m:
-            thing, new, own = m.group("thing"), m.group("new"), m.group("own").lower()
-            if m.group("verb").lower() in ("set", "cut", "dropped", "reset") and not re.search(
-                r"\d", new
-            ):
-                thing = None
-        elif (m3 := _WENT_TO.search(clause)) and re.search(r"\d", m3.group("new")):
-            thing, new, own = m3.group("thing"), m3.group("new"), (m3.group("own") or "my").lower()
-        else:
-            m2 = _NOW_VALUE.search(clause)
-            if m2:
-                thing = m2.group("thing") or m2.group("thing2")
-                new = m2.group("new") or m2.group("new2")
-                own = (m2.group("own") or m2.group("own2")).lower()
-        if not thing or not new:
+        """A stated change ("my rent went up to 1,400", "the meeting is now on the 5th"): the
+        new value of the thing (a fact), or, when a date is the new value, the moved event;
+        both retire what the thing's words name."""
+        said = _stated_change(clause)
+        if said is None:
             return []
+        thing, new, own = said
         if own in ("his", "her"):
             holder = self.last_person or (self.who or "user")
         else:
@@ -1542,7 +1425,6 @@ class EnglishExtractor:
         retire = _topic_words(thing_clean)
         if attr in ("plan", "plans", "trip", "holiday") and not retire:
             retire = [attr]
-        out: list[FactCandidate] = []
         new_at = clause.find(new)
         dated = [t for t in times if new_at >= 0 and abs(t.start - new_at) <= 4]
         if dated:
@@ -1551,30 +1433,25 @@ class EnglishExtractor:
             desc = f"{owner + chr(39) + 's' if owner else 'User' + chr(39) + 's'} {thing_clean}"
             if own == "the":
                 desc = thing_clean[:1].upper() + thing_clean[1:]
-            out.append(
-                FactCandidate(
-                    "Event",
-                    {"description": desc, "actor": owner, "participants": [], "when": when.iso()},
-                    0.75,
-                    0.7,
-                    event_time=when.value,
-                    retire=retire,
-                )
-            )
-            return out
+            fields: dict[str, Any] = {
+                "description": desc,
+                "actor": owner,
+                "participants": [],
+                "when": when.iso(),
+            }
+            return [FactCandidate("Event", fields, 0.75, 0.7, event_time=when.value, retire=retire)]
         new = _clean_value(_without_times(re.split(r",\s*", new)[0], times))
         if not new:
             return []
         amount, unit = read_money(new) if re.search(r"\d", new) else (None, None)
-        fields: dict[str, Any] = {
+        values: dict[str, Any] = {
             "attribute": attr,
             "value": _possessive_value(new),
             "subject": holder,
         }
         if amount is not None:
-            fields.update(amount=amount, unit=unit)
-        out.append(FactCandidate("Fact", fields, 0.8, 0.7, retire=retire if own == "the" else []))
-        return out
+            values.update(amount=amount, unit=unit)
+        return [FactCandidate("Fact", values, 0.8, 0.7, retire=retire if own == "the" else [])]
 
     def _requests(self, clause: str) -> list[FactCandidate]:
         out = []
@@ -1768,50 +1645,10 @@ class EnglishExtractor:
     def _event(
         self, clause: str, toks: list[_Tok], subject: _Subject | None, times: list[TimeMention]
     ) -> FactCandidate | None:
+        """A dated event: the clause without its date words, told in the third person, with the
+        persons it names; ``None`` when nothing but the date is left ("Last week.")."""
         when = times[0]
-        text = clause
-        for t in sorted(times, key=lambda x: -x.start):
-            start = t.start
-            end = t.end if t.end >= 0 else t.start + len(t.phrase)
-            before = text[:start]
-            pre = re.search(
-                r"(?:\b(?:on|at|in|for|by|from|until|till|this|next|of|since|starting)\s+)+$",
-                before,
-                re.I,
-            )
-            if pre:
-                start = pre.start()
-            if text[end : end + 2] == "'s":
-                end += 2
-            text = text[:start] + text[end:]
-        text = re.sub(
-            r"\b(?:at|around|by|from)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?(?=\W|$)",
-            "",
-            text,
-            flags=re.I,
-        )
-        text = re.sub(
-            r"(?:\b(?:to|until|till)\s+)?\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)",
-            "",
-            text,
-            flags=re.I,
-        )
-        text = re.sub(
-            r"\b(?:to|until|till|through)\s+the\s+\d{1,2}(?:st|nd|rd|th)\b", "", text, flags=re.I
-        )
-        text = re.sub(
-            r"\s*\b(?:morning|afternoon|evening|night)\b\s*$", "", text.strip(), flags=re.I
-        )
-        text = re.sub(r"\s+", " ", text).strip(" ,;:-")
-        text = re.sub(r"\s+([,.;:!?])", r"\1", text)
-        text = re.sub(r"\s+(?:is|are|was|were|will be)$", "", text)
-        text = re.sub(
-            r"^(?:(?:just|so|and|but|also|oh|well|anyway|now|then|actually)\s+)+",
-            "",
-            text,
-            flags=re.I,
-        )
-        text = re.sub(r"\s+(?:instead|now|again|too|as well)$", "", text, flags=re.I)
+        text = _tidy_event_text(_without_date_words(clause, times))
         desc = (
             third_person(text, self.who or "User")
             if re.search(r"\b(?:I|[Mm]y|me)\b", text)
@@ -1821,6 +1658,20 @@ class EnglishExtractor:
         words = [w for w in re.findall(r"[A-Za-z]{3,}", desc) if w.lower() not in TIME_WORDS]
         if len(words) < 2 and not is_cjk(desc):
             return None  # "Last week." says when, not what
+        participants = self._participants(clause, toks, subject)
+        actor = self.who
+        entities = [Entity(type="person", name=p) for p in participants]
+        return FactCandidate(
+            "Event",
+            {"description": desc, "actor": actor, "participants": participants, "when": when.iso()},
+            0.7,
+            0.7,
+            entities,
+            event_time=when.value,
+        )
+
+    def _participants(self, clause: str, toks: list[_Tok], subject: _Subject | None) -> list[str]:
+        """The persons of an event: a named subject, persons met before, named persons."""
         participants = []
         if (
             subject is not None
@@ -1835,16 +1686,326 @@ class EnglishExtractor:
         for e in find_entities(clause):
             if e.type == "person" and e.name not in participants and e.name != self.who:
                 participants.append(e.name)
-        actor = self.who
-        entities = [Entity(type="person", name=p) for p in participants]
-        return FactCandidate(
-            "Event",
-            {"description": desc, "actor": actor, "participants": participants, "when": when.iso()},
-            0.7,
-            0.7,
-            entities,
-            event_time=when.value,
+        return participants
+
+
+def _stated_change(clause: str) -> tuple[str, str, str] | None:
+    """``(thing, new value, owner word)`` of "my X changed to Y", "my X went up to 40" (a
+    number) or "my X is now Y"; ``None``: no change stated (or "set/cut" without a number)."""
+    m = _CHANGE.search(clause)
+    thing = new = own = None
+    if m:
+        thing, new, own = m.group("thing"), m.group("new"), m.group("own").lower()
+        if m.group("verb").lower() in ("set", "cut", "dropped", "reset") and not re.search(
+            r"\d", new
+        ):
+            thing = None
+    elif (m3 := _WENT_TO.search(clause)) and re.search(r"\d", m3.group("new")):
+        thing, new, own = m3.group("thing"), m3.group("new"), (m3.group("own") or "my").lower()
+    else:
+        m2 = _NOW_VALUE.search(clause)
+        if m2:
+            thing = m2.group("thing") or m2.group("thing2")
+            new = m2.group("new") or m2.group("new2")
+            own = (m2.group("own") or m2.group("own2")).lower()
+    if not thing or not new:
+        return None
+    return thing, new, own or ""
+
+
+def _possessed(toks: Sequence[_Tok], i: int, j: int) -> _Subject | None:
+    """Something owned ("my monthly rent"): the noun phrase from ``j`` up to the verb (at most
+    five words); ``None`` when no verb follows or the phrase is no noun."""
+    n = len(toks)
+    k = j
+    words = []
+    while k < n and k < j + 5:
+        w = toks[k].low
+        if w in BE or w in HAVE or w in MODALS or w in DO or w in ("not",):
+            break
+        if k > j and (_looks_like_verb(w) and w not in PREPOSITIONS):
+            break
+        if w in (",", "and") or w in OBJ_STOP or w in ("i", "we", "he", "she", "they", "you"):
+            return None
+        words.append(toks[k].text)
+        k += 1
+    if not words or k >= n or toks[j].low in MY_NOUN_STOP:
+        return None
+    if any("'" in w for w in words) or words[-1].lower().endswith("ed"):
+        return None
+    noun = " ".join(words)
+    return _Subject("possessed", None, noun=noun, start=i, end=k)
+
+
+def _without_date_words(clause: str, times: Sequence[TimeMention]) -> str:
+    """``clause`` without its date phrases (and the "on", "next", "since" before them), clock
+    times and "to the 5th" ranges."""
+    text = clause
+    for t in sorted(times, key=lambda x: -x.start):
+        start = t.start
+        end = t.end if t.end >= 0 else t.start + len(t.phrase)
+        before = text[:start]
+        pre = re.search(
+            r"(?:\b(?:on|at|in|for|by|from|until|till|this|next|of|since|starting)\s+)+$",
+            before,
+            re.I,
         )
+        if pre:
+            start = pre.start()
+        if text[end : end + 2] == "'s":
+            end += 2
+        text = text[:start] + text[end:]
+    text = re.sub(
+        r"\b(?:at|around|by|from)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?(?=\W|$)",
+        "",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"(?:\b(?:to|until|till)\s+)?\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)",
+        "",
+        text,
+        flags=re.I,
+    )
+    return re.sub(
+        r"\b(?:to|until|till|through)\s+the\s+\d{1,2}(?:st|nd|rd|th)\b", "", text, flags=re.I
+    )
+
+
+def _tidy_event_text(text: str) -> str:
+    """An event's words without a trailing part of day, a dangling "is", openers ("so", "and
+    then") and trailing "instead"/"again"; spaces and punctuation normalised."""
+    text = re.sub(r"\s*\b(?:morning|afternoon|evening|night)\b\s*$", "", text.strip(), flags=re.I)
+    text = re.sub(r"\s+", " ", text).strip(" ,;:-")
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"\s+(?:is|are|was|were|will be)$", "", text)
+    text = re.sub(
+        r"^(?:(?:just|so|and|but|also|oh|well|anyway|now|then|actually)\s+)+",
+        "",
+        text,
+        flags=re.I,
+    )
+    return re.sub(r"\s+(?:instead|now|again|too|as well)$", "", text, flags=re.I)
+
+
+def _residence_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+    """ "I live in Leeds"; "I moved to Oslo" (home city) or "to the Paris office" (workplace)."""
+    verb = p.lemma
+    rest_low = rest.lower()
+    if verb == "live" and re.match(r"^(?:in|on|near|at|outside|just outside)\b", rest_low):
+        place = re.sub(r"^(?:in|on|near|at|outside|just outside)\s+", "", rest, flags=re.I)
+        return [_fact(holder, "home city", place, 0.8, 0.7)]
+    if (
+        verb in ("move", "relocate")
+        and p.tense in ("past", "perfect")
+        and re.match(r"^(?:to|into|in)\b", rest_low)
+    ):
+        place = re.sub(r"^(?:to|into|in)\s+", "", rest, flags=re.I)
+        if re.search(
+            r"\b(?:office|branch|team|department|division|site|campus|company|firm|role|job)\b",
+            place,
+            re.I,
+        ):
+            return [_fact(holder, "workplace", place, 0.75, 0.65)]
+        if place[:1].isupper() or re.search(r"\b[A-Z]\w+", place):
+            return [_fact(holder, "home city", place, 0.8, 0.7)]
+    return None
+
+
+def _work_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+    """ "I work out", "I work as a nurse", "from home", "at Acme as an analyst", "for Acme"."""
+    if p.lemma != "work":
+        return None
+    if p.particle == "out":
+        value = rest or "works out"
+        return [_fact(holder, "workout", value, 0.65, 0.55, predicate="works out")]
+    m = re.match(r"^as\s+(?P<v>.+)$", rest, re.I)
+    if m:
+        return [_fact(holder, "occupation", _strip_article(m.group("v")), 0.8, 0.7)]
+    m = re.match(r"^from\s+home\b\s*(?P<v>.*)$", rest, re.I)
+    if m:
+        value = m.group("v") or "works from home"
+        return [_fact(holder, "remote work", value, 0.7, 0.6, predicate="works from home")]
+    m = re.match(r"^(?:at|for)\s+(?P<v>.+?)\s+as\s+(?:an?\s+)?(?P<j>.+)$", rest, re.I)
+    if m:
+        return [
+            _fact(holder, "workplace", m.group("v"), 0.75, 0.7),
+            _fact(holder, "occupation", m.group("j"), 0.75, 0.7),
+        ]
+    m = re.match(r"^(?:at|for)\s+(?P<v>[^,;]+?)(?:\s+(?:to|so|because)\s.*)?$", rest, re.I)
+    if m:
+        return [_fact(holder, "workplace", m.group("v"), 0.75, 0.7)]
+    m = re.match(r"^in\s+(?P<v>[A-Z].+)$", rest)
+    if m:
+        return [_fact(holder, "workplace", m.group("v"), 0.7, 0.65)]
+    return None
+
+
+def _routine_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+    """ "I cycle to work" (commute), "I drive a Golf" (car), "I earn 60k" (salary)."""
+    verb = p.lemma
+    rest_low = rest.lower()
+    to_work = re.search(r"\bto\s+(?:work|the office|school|campus|class)\b", rest_low)
+    if to_work and (
+        verb in COMMUTE_VERBS or (verb == "take" and re.match(r"^(?:the|a)\s+\w+\s+to\s", rest_low))
+    ):
+        phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
+        return [_fact(holder, "commute", _possessive_value(phrase.strip()), 0.7, 0.6)]
+    if (
+        verb == "drive"
+        and re.match(r"^(?:an?|the|my|our)\s+", rest_low)
+        and not re.search(r"\bto\b", rest_low)
+    ):
+        return [_fact(holder, "car", _strip_article(rest), 0.75, 0.6)]
+    if verb in ("earn", "make", "get") and _SALARY.search(rest):
+        return [_fact(holder, "salary", rest, 0.8, 0.7, money=True)]
+    return None
+
+
+def _history_slot(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+    """ "I started a new job at Acme" (workplace), "I studied law" (education), "I grew up in
+    Cork" (hometown), "I just turned 40" (age)."""
+    verb = p.lemma
+    rest_low = rest.lower()
+    if verb in ("start", "begin", "join", "get", "land", "accept", "take", "find", "have"):
+        m = re.search(
+            r"^(?:(?:a|an|my|the)\s+)?(?:new\s+|first\s+|dream\s+|full-time\s+|part-time\s+)*"
+            r"(?:job|role|position|post|work|working|gig|internship)\s+(?:at|with|for)\s+(?P<v>[^,;]+)$",
+            rest,
+            re.I,
+        )
+        if m:
+            return [_fact(holder, "workplace", m.group("v"), 0.8, 0.7)]
+    if verb in ("study", "major", "graduate") and rest and p.tense in ("past", "perfect"):
+        phrase = (third_singular(p.verb) if p.tense == "present" else p.verb) + " " + rest
+        return [_fact(holder, "education", _possessive_value(phrase), 0.75, 0.6)]
+    if verb == "grow" and p.particle == "up" and re.match(r"^(?:in|near|outside|on)\s", rest_low):
+        return [_fact(holder, "hometown", re.sub(r"^\w+\s+", "", rest), 0.75, 0.6)]
+    m = re.match(r"^(?P<n>\d{1,3})(?:\s+years?\s+old)?$", rest_low)
+    if verb == "turn" and m and 0 < int(m.group("n")) < 125:
+        return [_fact(holder, "age", m.group("n"), 0.8, 0.6, amount=float(m.group("n")))]
+    return None
+
+
+def _copula_preference(p: _Pred, rest: str, holder: str) -> list[FactCandidate] | None:
+    """An allergy ("allergic to nuts"), a diet ("vegan"), a dietary restriction or a preference
+    phrase ("a big fan of jazz", "not into horror") after a copula; ``None``: none of them."""
+    low = rest.lower()
+    m = re.match(
+        r"^(?:very\s+|severely\s+|mildly\s+|deathly\s+)?allergic\s+to\s+(?P<o>.+)$", rest, re.I
+    )
+    if m:
+        obj = _clean_obj(m.group("o"))
+        return [_pref(holder, obj, "avoid", 0.9)] if obj else []
+    diet = _diet(p, low, holder)
+    if diet is not None:
+        return diet
+    for phrase in LIKE_PHRASES:
+        if low.startswith(phrase + " "):
+            obj = _clean_obj(rest[len(phrase) + 1 :])
+            if obj:
+                return [_pref(holder, _strip_article(obj), "dislike" if p.neg else "like", 0.75)]
+    for phrase in DISLIKE_PHRASES:
+        if low.startswith(phrase + " "):
+            obj = _clean_obj(rest[len(phrase) + 1 :])
+            if obj:
+                return [_pref(holder, _strip_article(obj), "dislike", 0.75)]
+    return None
+
+
+def _diet(p: _Pred, low: str, holder: str) -> list[FactCandidate] | None:
+    """ "(now fully) vegan" -> a diet, "gluten-free" -> a dietary restriction; negated: nothing
+    (``[]``); ``None``: no diet named."""
+    for diet in DIETS:
+        if re.match(
+            rf"^(?:(?:a|an|now|fully|strictly|mostly|completely|100%|basically|pretty much|gone)\s+)*{re.escape(diet)}\b",
+            low,
+        ):
+            if p.neg:
+                return []
+            return [_fact(holder, "diet", diet, 0.85, 0.75)]
+    for diet in DIET_RESTRICTIONS:
+        if re.match(
+            rf"^(?:(?:a|an|now|fully|strictly|mostly|severely|completely|very)\s+)*{re.escape(diet)}\b",
+            low,
+        ):
+            if p.neg:
+                return []
+            key = "Fact|" + holder.lower() + "|restriction|" + diet.split()[0].split("-")[0]
+            fields = {"attribute": "dietary restriction", "value": diet, "subject": holder}
+            return [FactCandidate("Fact", fields, 0.85, 0.75, key=key)]
+    return None
+
+
+def _copula_state(
+    subject: _Subject, p: _Pred, rest: str, holder: str, times: Sequence[TimeMention]
+) -> list[FactCandidate]:
+    """A lasting state of a person ("I'm a morning person", "she is in her second year"),
+    keyed with its value; not an emotion, a place, a dated whereabouts or a passing activity."""
+    low = rest.lower()
+    if subject.kind not in ("self", "person"):
+        return []
+    first = low.split()[0] if low.split() else ""
+    if (first in EMOTION and first not in PLACE_WORDS) or first in INTENSIFIERS:
+        return []
+    if low in PLACE_WORDS:
+        return []
+    if times:
+        return []  # "I am at the dentist tomorrow": the event says it
+    words = re.findall(r"[A-Za-z\d%]+", rest)
+    has_article = first in ("a", "an", "the", "one", "part")
+    stated = (
+        has_article
+        or p.habitual
+        or re.search(r"\d", rest)
+        or (len(words) >= 3 and first in STATE_OPENERS)
+        or _LASTING_STATE.search(low)
+    )
+    if not stated:
+        return []
+    if re.match(
+        r"^(?:in|at|on)\s+(?:the\s+)?(?:car|bus|train|way|middle|process|mood|kitchen|office|hospital|gym|shower|meeting)\b",
+        low,
+    ):
+        return []
+    be = "is" if p.tense != "past" else "was"
+    if p.tense == "perfect" or "been" in p.aux:
+        be = "has been"
+    value = _possessive_value(rest)
+    fields = {"attribute": "is", "value": value, "predicate": be, "subject": holder}
+    key = f"Fact|{holder.lower()}|be|{value.lower()}"
+    return [FactCandidate("Fact", fields, 0.6, 0.55, key=key, generic=True)]
+
+
+def _states_something(subject: _Subject, p: _Pred, rest: str, times: Sequence[TimeMention]) -> bool:
+    """Whether a clause left to the generic statement says something durable: not past (but a
+    change of state), not modal, not subordinate, not vague; not a dated trip; a complement with
+    content words, not a pronoun or "a lot"."""
+    verb = p.lemma
+    rest_low = rest.lower()
+    if p.tense == "past" and verb not in STATE_CHANGE:
+        return False
+    if p.modal is not None or subject.subordinate or verb in VAGUE_VERBS:
+        return False
+    if p.tense == "progressive" and verb in TRAVEL_VERBS and times:
+        return False  # a dated trip: the event says it
+    if not rest or len(re.findall(r"[A-Za-z\d]{2,}", rest)) < 1:
+        return False
+    if rest_low in ("a lot", "lots", "much", "often", "sometimes", "there", "here", "it"):
+        return False
+    first_word = rest_low.split()[0].strip(",.;:!")
+    if first_word in PRONOUN_OBJECTS and first_word not in ("one",):
+        return False
+    content = [
+        w
+        for w in re.findall(r"[a-z\d][\w'-]*", rest_low)
+        if w not in PREPOSITIONS
+        and w not in DETERMINERS
+        and w not in PRONOUN_OBJECTS
+        and w not in ADVERBS
+        and w not in FILLER_WORDS
+    ]
+    return bool(content)
 
 
 def _starts_clause(toks: Sequence[_Tok], i: int) -> bool:

@@ -22,8 +22,8 @@ for a plan, else the most recent one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -533,6 +533,29 @@ def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return any(span[0] < e and s < span[1] for s, e in taken)
 
 
+@dataclass
+class _Found:
+    """The date mentions read so far from one text; a span once read is never read again."""
+
+    text: str
+    base: datetime
+    tense: str | None
+    mentions: list[TimeMention] = field(default_factory=list)
+    taken: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def tz(self) -> tzinfo:
+        return self.base.tzinfo or timezone.utc
+
+    def add(self, m: re.Match[str], value: datetime | None, precision: Precision = "day") -> None:
+        if value is None or _overlaps(m.span(), self.taken):
+            return
+        self.taken.append(m.span())
+        self.mentions.append(
+            TimeMention(m.group(0), m.start(), value, True, precision=precision, end=m.end())
+        )
+
+
 def find_times(text: str, base: datetime) -> list[TimeMention]:
     """Every date expression in ``text`` resolved against ``base``; a clock time in the text
     is applied to the first date (or to ``base``'s day when there is no date). A date without
@@ -546,41 +569,50 @@ def find_times(text: str, base: datetime) -> list[TimeMention]:
     """
     if not _ANY_TIME.search(text):
         return []
-    mentions: list[TimeMention] = []
-    taken: list[tuple[int, int]] = []
-    tense = turn_tense(text)
-    tz = base.tzinfo or timezone.utc
-
-    def add(m: re.Match[str], value: datetime | None, precision: Precision = "day") -> None:
-        if value is None or _overlaps(m.span(), taken):
-            return
-        taken.append(m.span())
-        mentions.append(
-            TimeMention(m.group(0), m.start(), value, True, precision=precision, end=m.end())
-        )
-
+    found = _Found(text, base, turn_tense(text))
     # most specific first: a later, vaguer pattern never overrides a span already read
+    for read in (_english_dates, _english_relative, _chinese_dates, _chinese_relative):
+        read(found)
+    mentions = found.mentions
+    _apply_clock(mentions, text, base)
+    mentions = _ordinals_in_month(mentions)
+    for t in mentions:
+        if t.has_date and not t.has_clock:
+            t.value = _day_start(t.value)
+    return sorted(mentions, key=lambda t: t.start)
+
+
+def _english_dates(f: _Found) -> None:
+    """Dates that name their day or month: "2024-05-03", "May 3rd", "the 14th", "March 2025",
+    "on Christmas"."""
+    text, base, tense, tz = f.text, f.base, f.tense, f.tz
     for m in _EN_ISO.finditer(text):
-        add(m, _absolute_day(int(m.group("d")), int(m.group("m")), m.group("y"), base, tense))
+        f.add(m, _absolute_day(int(m.group("d")), int(m.group("m")), m.group("y"), base, tense))
     for m in _EN_DATE.finditer(text):
         day, month = m.group("d1") or m.group("d2"), m.group("m1") or m.group("m2")
         year = m.group("y1") or m.group("y2")
-        add(m, _absolute_day(int(day), _MONTH_NUMBER[month.lower()], year, base, tense))
+        f.add(m, _absolute_day(int(day), _MONTH_NUMBER[month.lower()], year, base, tense))
     for m in _EN_ORDINAL_DAY.finditer(text):
         day = int(m.group("d"))
         month_index = base.month - 1 + (1 if day < base.day and tense != "past" else 0)
         if tense == "past" and day > base.day:
             month_index -= 1
         try:
-            add(m, datetime(base.year + month_index // 12, month_index % 12 + 1, day, tzinfo=tz))
+            f.add(m, datetime(base.year + month_index // 12, month_index % 12 + 1, day, tzinfo=tz))
         except ValueError:
             pass
     for m in _EN_MONTH_YEAR.finditer(text):
         month = _MONTH_NUMBER[m.group("m").lower()]
-        add(m, datetime(int(m.group("y")), month, 1, tzinfo=tz), "month")
+        f.add(m, datetime(int(m.group("y")), month, 1, tzinfo=tz), "month")
     for m in _EN_HOLIDAY.finditer(text):
         month, day = _EN_HOLIDAYS[m.group(1).lower()]
-        add(m, resolve_year(month, day, base, tense))
+        f.add(m, resolve_year(month, day, base, tense))
+
+
+def _english_relative(f: _Found) -> None:
+    """Days, months and years said relative to the turn: "next Friday", "tomorrow", "in
+    October", "in 2019" (a weekday said as a habit, "every Tuesday", is no date)."""
+    text, base, tense = f.text, f.base, f.tense
     habitual = _HABITUAL_CUE.search(text) is not None
     for m in _EN_DAY.finditer(text):
         phrase = m.group(0)
@@ -592,16 +624,21 @@ def find_times(text: str, base: datetime) -> list[TimeMention]:
             or re.match(r"\s+(?:mornings|afternoons|evenings|nights)\b", text[m.end() :], re.I)
         ):
             continue  # "I usually run on Sunday mornings": a habit, not a date
-        add(m, _en_day(phrase, base, tense), _precision_of(phrase))
+        f.add(m, _en_day(phrase, base, tense), _precision_of(phrase))
     for m in _EN_MONTH.finditer(text):
         if m.group("m").lower() == "may" and not m.group("m")[0].isupper():
             continue  # "in may" is too often the verb
         month = _MONTH_NUMBER[m.group("m").lower()]
-        add(m, _resolve_month(month, base, tense, m.group("pre").lower()), "month")
+        f.add(m, _resolve_month(month, base, tense, m.group("pre").lower()), "month")
     for m in _EN_YEAR.finditer(text):
-        add(m, datetime(int(m.group("y")), 1, 1, tzinfo=tz), "year")
+        f.add(m, datetime(int(m.group("y")), 1, 1, tzinfo=f.tz), "year")
+
+
+def _chinese_dates(f: _Found) -> None:
+    """Chinese dates: "2024年5月3日", "(下个月)15号", "下个月", "去年三月", "三月", "国庆"."""
+    text, base, tense, tz = f.text, f.base, f.tense, f.tz
     for m in _CN_DATE.finditer(text):
-        add(m, _absolute_day(_cn_int(m.group(3)), _cn_int(m.group(2)), m.group(1), base, tense))
+        f.add(m, _absolute_day(_cn_int(m.group(3)), _cn_int(m.group(2)), m.group(1), base, tense))
     for m in _CN_MONTH_DAY.finditer(text):
         rel, day_text = m.group(1), m.group(2) or m.group(3)
         day = _cn_int(day_text)
@@ -612,69 +649,72 @@ def find_times(text: str, base: datetime) -> list[TimeMention]:
             month_index += 1  # a bare "15号" already passed this month is next month's
             year, month = base.year + month_index // 12, month_index % 12 + 1
         try:
-            add(m, datetime(year, month, day, tzinfo=tz))
+            f.add(m, datetime(year, month, day, tzinfo=tz))
         except ValueError:
             continue
     for m in _CN_MONTH.finditer(text):
         shift = {"下": 1, "上": -1}.get(m.group(1), 0)
         index = base.month - 1 + shift
-        add(m, datetime(base.year + index // 12, index % 12 + 1, 1, tzinfo=tz), "month")
+        f.add(m, datetime(base.year + index // 12, index % 12 + 1, 1, tzinfo=tz), "month")
     for m in _CN_YEAR.finditer(text):
         year = base.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[m.group(1)]
         if m.group(2):
-            add(m, datetime(year, max(1, min(12, _cn_int(m.group(2)))), 1, tzinfo=tz), "month")
+            f.add(m, datetime(year, max(1, min(12, _cn_int(m.group(2)))), 1, tzinfo=tz), "month")
         elif m.group(1) != "今年":
-            add(m, datetime(year, 1, 1, tzinfo=tz), "year")
+            f.add(m, datetime(year, 1, 1, tzinfo=tz), "year")
     for m in _CN_BARE_MONTH.finditer(text):
-        add(m, _resolve_month(_cn_int(m.group(1)), base, tense, ""), "month")
+        f.add(m, _resolve_month(_cn_int(m.group(1)), base, tense, ""), "month")
     for m in _CN_HOLIDAY.finditer(text):
         month, day = _CN_HOLIDAYS[m.group(0)]
-        add(m, resolve_year(month, day, base, tense))
-    for m in _CN_OFFSET.finditer(text):
+        f.add(m, resolve_year(month, day, base, tense))
+
+
+def _chinese_relative(f: _Found) -> None:
+    """Chinese offsets and days: "三天后", "两个月前", "明天", "下周三"."""
+    for m in _CN_OFFSET.finditer(f.text):
         n_text, unit = m.group(1), m.group(2).lstrip("个")
         n = 0.5 if n_text == "半" else _cn_int(n_text)
         sign = -1 if "前" in m.group(0) else 1
         days = {"天": 1, "日": 1, "周": 7, "星期": 7, "月": 30, "年": 365}[unit] * n * sign
-        add(
-            m, base + timedelta(days=days), "day" if unit in ("天", "日", "周", "星期") else "month"
-        )
-    for m in _CN_DAY.finditer(text):
-        add(m, _cn_day(m.group(0), base))
+        precision: Precision = "day" if unit in ("天", "日", "周", "星期") else "month"
+        f.add(m, f.base + timedelta(days=days), precision)
+    for m in _CN_DAY.finditer(f.text):
+        f.add(m, _cn_day(m.group(0), f.base))
+
+
+def _apply_clock(mentions: list[TimeMention], text: str, base: datetime) -> None:
+    """A clock time in ``text`` goes to the first dated mention (a day), or, without a date,
+    becomes a mention of ``base``'s day at that time."""
     clock = parse_clock(text, bare=bool(mentions))
-    if clock is not None:
-        if mentions:
-            first = min(mentions, key=lambda t: t.start)
-            if first.precision == "day":
-                first.value = first.value.replace(
-                    hour=clock[0], minute=clock[1], second=0, microsecond=0
-                )
-                first.has_clock = True
-        else:
-            mentions.append(
-                TimeMention(
-                    "clock",
-                    -1,
-                    base.replace(hour=clock[0], minute=clock[1], second=0, microsecond=0),
-                    False,
-                    True,
-                )
+    if clock is None:
+        return
+    if mentions:
+        first = min(mentions, key=lambda t: t.start)
+        if first.precision == "day":
+            first.value = first.value.replace(
+                hour=clock[0], minute=clock[1], second=0, microsecond=0
             )
+            first.has_clock = True
+        return
+    at = base.replace(hour=clock[0], minute=clock[1], second=0, microsecond=0)
+    mentions.append(TimeMention("clock", -1, at, False, True))
+
+
+def _ordinals_in_month(mentions: list[TimeMention]) -> list[TimeMention]:
+    """ "in May, from the 14th": the 14th of that May (the month mention is dropped)."""
     months = [t for t in mentions if t.precision == "month"]
     ordinals = [t for t in mentions if _EN_ORDINAL_DAY.fullmatch(t.phrase)]
-    if months and ordinals:  # "in May, from the 14th": the 14th of that May
-        month = months[0]
-        for t in ordinals:
-            day = int(re.search(r"\d+", t.phrase).group(0))  # type: ignore[union-attr]
-            try:
-                t.value = month.value.replace(day=day)
-            except ValueError:
-                continue
-            t.start = min(t.start, month.start)
-        mentions = [t for t in mentions if t is not month]
-    for t in mentions:
-        if t.has_date and not t.has_clock:
-            t.value = _day_start(t.value)
-    return sorted(mentions, key=lambda t: t.start)
+    if not (months and ordinals):
+        return mentions
+    month = months[0]
+    for t in ordinals:
+        day = int(re.search(r"\d+", t.phrase).group(0))  # type: ignore[union-attr]
+        try:
+            t.value = month.value.replace(day=day)
+        except ValueError:
+            continue
+        t.start = min(t.start, month.start)
+    return [t for t in mentions if t is not month]
 
 
 def parse_session_date(text: str) -> datetime | None:

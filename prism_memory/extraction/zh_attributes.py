@@ -198,7 +198,10 @@ def read_change(text: str, holder: str, base: datetime) -> FactCandidate | None:
 def read_property(
     pred: str, holder: str, base: datetime, *, explicit: bool = False
 ) -> FactCandidate | None:
-    """A property stated by the predicate of a clause whose subject is ``holder``.
+    """A property stated by the predicate of a clause whose subject is ``holder``, read in
+    order: an attribute said with its noun (a nominal, a sign, a measure, "<noun>是<value>"),
+    a change (:func:`read_change`), where the holder lives, works or comes from
+    (:func:`_places`), who they are: name, age, work, school, commute (:func:`_standing`).
 
     ``explicit``: the clause named its possessor (我的, 其, 她的), so an attribute noun
     outside the known ones is accepted.
@@ -212,6 +215,22 @@ def read_property(
     text = _LEAD.sub("", pred.strip().lstrip("的"))
     if not text:
         return None
+    named = _named_attribute(text, holder)
+    if named is not None:
+        return named
+    m = _MEASURE.match(text)
+    if m:  # a measure ("身高一米七") is read as one, or not at all
+        return _property(holder, m.group("attr"), m.group("v"), base, explicit)
+    return (
+        _copula_attribute(text, holder, base, explicit)
+        or read_change(text, holder, base)
+        or _places(text, holder)
+        or _standing(text, holder, base)
+    )
+
+
+def _named_attribute(text: str, holder: str) -> FactCandidate | None:
+    """ "名字叫…"/"爱好是…" (a nominal), a star sign or a zodiac animal."""
     m = _NOMINAL.match(text)
     if m and (m.group("verb") or m.group("like")):
         return _nominal(holder, m)
@@ -219,19 +238,24 @@ def read_property(
     if m:
         slot = "zodiac animal" if m.group("animal") else "star sign"
         return FactCandidate("Fact", slot_fields(holder, slot, m.group(0).lstrip("是")), 0.75, 0.6)
-    m = _MEASURE.match(text)
-    if m:
-        return _property(holder, m.group("attr"), m.group("v"), base, explicit)
+    return None
+
+
+def _copula_attribute(
+    text: str, holder: str, base: datetime, explicit: bool
+) -> FactCandidate | None:
+    """ "<attribute>是<value>" for a known attribute noun, or any noun with 是/为 when the
+    possessor was said (``explicit``)."""
     m = _COPULA.match(text)
     attr = _HEDGE.sub("", m.group("attr")) if m else ""
     # an unknown noun is a slot only with 是/为 ("婚礼定在6月18号" is a plan, not a slot)
     if m and attr and (_slot(attr) or (explicit and m.group("cop") in "是为")):
-        found = _property(holder, attr, m.group("v"), base, explicit)
-        if found is not None:
-            return found
-    found = read_change(text, holder, base)
-    if found is not None:
-        return found
+        return _property(holder, attr, m.group("v"), base, explicit)
+    return None
+
+
+def _places(text: str, holder: str) -> FactCandidate | None:
+    """ "搬到了杭州"/"住在…" (home city), "入职了腾讯" (workplace), "老家是…" (hometown)."""
     m = _MOVE.search(text) or _HOME.match(text)
     if m:
         return _place(holder, "home city", _clean(m.group("v")), 0.8, 0.7)
@@ -241,6 +265,12 @@ def read_property(
     m = _NATIVE.match(text)
     if m:
         return _place(holder, "hometown", m.group("v"), 0.75, 0.6)
+    return None
+
+
+def _standing(text: str, holder: str, base: datetime) -> FactCandidate | None:
+    """Who the holder is: a name ("我叫李华"), an age reached, retired, quit (the workplace
+    ends), a trade, a school entered, a grade, a school graduated from, a commute."""
     m = _SELF_NAME.match(text)
     if m and is_name_shaped(m.group("v")):  # "我叫李华" (not "我叫外卖")
         return FactCandidate("Fact", slot_fields(holder, "name", m.group("v")), 0.8, 0.6)

@@ -22,7 +22,8 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   write events) invalidates what it could change. A cached result is keyed by every input
   that changes it, the clock (``now``) included, and is handed out as a copy. The names a
   scope knows (speakers, entity keys, counts: ``names.py``) are read by facets once and then
-  kept current by the events.
+  kept current by the events; the sentence analysis of an inserted record (sentences and
+  content terms, for passages, dedup and informativeness) is computed as it is written.
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -59,6 +60,7 @@ from .calibration import Calibration, calibration_for
 from .construct import Scored, prism_total, score_candidates, select
 from .context import ContextItem, MemoryContext, RecallTrace, in_thread
 from .fusion import Candidate, fuse, scored_records, with_payloads
+from .graph import GRAPH_ROUTE, second_hop, speaker_names
 from .intent import Intent, IntentRegistry, analyze_query
 from .names import ScopeNames, known_names
 from .neighbours import neighbour_candidates, neighbour_routes, neighbours_wanted
@@ -67,6 +69,7 @@ from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes
 from .scoring import informativeness, relevance, updated_utility
+from .text import text_terms
 
 __all__ = ["RecallPipeline"]
 
@@ -87,6 +90,7 @@ class RecallPipeline:
         self._read_lock = threading.Lock()
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         engine.on_write(self._invalidate_reads)
+        engine.on_write(self._analyse_inserted)
 
     # -- access statistics ----------------------------------------------------------------
     def _write_access(self, scope: Scope, counts: dict[str, int], when: datetime) -> None:
@@ -104,7 +108,7 @@ class RecallPipeline:
             )
 
     def flush_access(self) -> int:
-        """Write the pending access statistics of past recalls now; returns records updated."""
+        """Flush the access log (its queue of recall accesses) through :meth:`_write_access`."""
         return self.access_log.flush()
 
     def close(self) -> None:
@@ -113,12 +117,20 @@ class RecallPipeline:
             self.access_log.close()
 
     # -- caches -------------------------------------------------------------------------
+    def _analyse_inserted(self, event: WriteEvent) -> None:
+        """Sentence analysis at write time: the sentences and content terms of each inserted
+        record are computed as it is written (microseconds a turn), so the first recall that
+        meets it pays nothing for them (memoised per process; a store opened later computes
+        them on the first recall that needs them)."""
+        for record in event.inserted or ():
+            text_terms(record.text)
+
     def _invalidate_reads(self, event: WriteEvent) -> None:
         """Drop what a write or delete in ``event.scope`` could have changed: every cached
         context whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`);
         the scopes' name counts take in inserted records and drop on any other change."""
         self.recall_cache.invalidate(event.scope)
-        self.names.on_write(event.scope, event.inserted)
+        self.names.on_write(event.scope, event.inserted, event.fields)
 
     def _query_vector(self, query: str, embedder: Embedder | None = None) -> list[float]:
         emb = embedder or self.engine.embedder
@@ -142,7 +154,8 @@ class RecallPipeline:
 
     # -- intent -------------------------------------------------------------------------
     def register_intent(self, name: str, **fields: Any) -> None:
-        """Register a PRISM intent template for an agent step."""
+        """Add the template to the registry and drop every cached context (any could have
+        started from the template it replaces)."""
         self.intents.register(name, **fields)
         self.recall_cache.invalidate(None)
 
@@ -310,6 +323,19 @@ class RecallPipeline:
         run.trace.routes = {name: len(hits) for name, hits in results.items()}
         fused = fuse(results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None)
         candidates, vectors = _filled(_pool(fused, cfg.pool_size), store, run.scope, space.name)
+        if GRAPH_ROUTE in cfg.routes:  # the second hop, along the first hop's link keys
+            candidates, vectors = second_hop(
+                store,
+                run.scope,
+                plan.base_filter,
+                candidates,
+                vectors,
+                vector=space.vector,
+                space=space.name,
+                cfg=cfg,
+                speakers=speaker_names(self._known_names(run.scope)[1]),
+            )
+            run.trace.routes[GRAPH_ROUTE] = sum(GRAPH_ROUTE in c.ranks for c in candidates)
         if space.cjk:
             for cand in candidates:
                 cand.vector = vectors.get(cand.id)

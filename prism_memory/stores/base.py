@@ -60,6 +60,7 @@ KEYWORD_INDEXES: tuple[str, ...] = (
     "schema",
     "speaker",
     "entity_keys",
+    "link_keys",  # links.py: the entity/event graph's nodes (retrieval/graph.py)
     "source_ids",
     "extraction",  # "pending": a user turn whose LLM extraction has not run yet
 )

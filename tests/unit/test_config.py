@@ -59,7 +59,7 @@ def test_assignment_is_validated() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"routes": ["dense", "graph"]}, "unknown retrieval routes.*graph"),
+        ({"routes": ["dense", "hyde"]}, "unknown retrieval routes.*hyde"),
         ({"routes": []}, "keep at least one"),
         ({"weights": {"semantic": -1.0}}, "weights must be >= 0"),
     ],

@@ -36,21 +36,7 @@ MAX_LINES = 60
 EXEMPT = {("cli", "build_parser")}
 
 #: (file stem, qualified name) -> owner; temporary while #28 is in flight (see module docstring)
-ALLOWLIST: dict[tuple[str, str], str] = {
-    # extract: the rule extractors
-    ("clauses", "EnglishExtractor._predicate"): "extract",
-    ("clauses", "EnglishExtractor._copula_rules"): "extract",
-    ("clauses", "EnglishExtractor._predicate_rules"): "extract",
-    ("clauses", "EnglishExtractor._verb_slots"): "extract",
-    ("clauses", "EnglishExtractor._event"): "extract",
-    ("clauses", "EnglishExtractor._subject"): "extract",
-    ("clauses", "EnglishExtractor._changes"): "extract",
-    ("clauses", "EnglishExtractor._possessive_subject"): "extract",
-    ("dates", "find_times"): "extract",
-    ("chinese", "ChineseExtractor._predicate"): "extract",
-    ("chinese", "ChineseExtractor.sentence"): "extract",
-    ("zh_attributes", "read_property"): "extract",
-}
+ALLOWLIST: dict[tuple[str, str], str] = {}
 
 
 class Function(NamedTuple):

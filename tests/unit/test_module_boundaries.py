@@ -29,8 +29,8 @@ ROOTS = ("prism_memory", "langchain_prism", "llamaindex_prism")
 #: keyed by stems so that an entry survives its module moving to another folder
 ALLOWLIST: dict[tuple[str, str, str], str] = {
     # funnel
-    ("engine", "_shared", "StoreIdentity"): "funnel",  # engine.py
-    ("engine", "_shared", "reusable_embedder"): "funnel",  # engine.py
+    ("_opening", "_shared", "StoreIdentity"): "funnel",  # _opening.py
+    ("_opening", "_shared", "reusable_embedder"): "funnel",  # _opening.py
     ("working", "errors", "pydantic_reason"): "funnel",  # layers/working.py
     ("scoring", "intent", "WEIGHT_KEYS"): "funnel",  # retrieval/scoring.py
     ("edge", "base", "DATETIME_FIELDS"): "funnel",  # stores/edge.py

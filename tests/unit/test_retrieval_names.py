@@ -86,3 +86,21 @@ def test_a_scope_begun_in_this_process_is_never_read_by_facets(tmp_path: Path) -
             assert (dict(got.speakers), dict(got.entities), got.total) == _fresh(m2, old)
         finally:
             m2.close()
+
+
+def test_moving_turns_between_layers_keeps_the_counts(tmp_path: Path) -> None:
+    """Ending a session moves its turns to the episodic layer (an update of fields the counts
+    do not read): the next recall still needs no facet read, and the counts stay exact."""
+    with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
+        names = m._recall.names
+        m.remember(
+            [{"role": "user", "name": "Priya", "content": "Priya moved to Lisbon in May"}],
+            user_id="u",
+            session_id="s1",
+        )
+        m.end_session(user_id="u", session_id="s1")
+        m.recall("where did Priya move?", user_id="u")
+        assert names.facet_reads == 0
+        scope = Scope(user_id="u")
+        held = names.counts(scope)
+        assert (dict(held.speakers), dict(held.entities), held.total) == _fresh(m, scope)
