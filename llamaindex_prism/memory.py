@@ -101,7 +101,7 @@ class PrismMemory(BaseMemory):
     forget_on_reset: bool = Field(
         default=False,
         description="reset() deletes the session's turns and the facts derived from them alone "
-        "instead of consolidating them (call memory.store.purge() to also scrub the files).",
+        "instead of consolidating them (call memory.purge() to also scrub the files).",
     )
 
     def __init__(self, memory: Any = None, **data: Any) -> None:
@@ -243,5 +243,5 @@ class PrismMemory(BaseMemory):
         for record_id in derived:
             self.memory.delete(record_id, **wide)
         # purge=False: rebuilding the embedded store's files takes seconds, too slow for a chat
-        # reset; the records are gone from every read either way (memory.store.purge() scrubs)
+        # reset; the records are gone from every read either way (memory.purge() scrubs)
         self.memory.delete_all(**scope, purge=False, derived=False)

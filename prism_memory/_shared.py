@@ -39,7 +39,16 @@ from .errors import ConfigError
 from .records import MemoryRecord, Scope
 from .stores import MemoryStore
 
-__all__ = ["PathSlot", "ScopeLocks", "SharedStore", "WriteBus", "WriteEvent", "path_slot"]
+__all__ = [
+    "PathSlot",
+    "ScopeLocks",
+    "SharedStore",
+    "StoreIdentity",
+    "WriteBus",
+    "WriteEvent",
+    "path_slot",
+    "reusable_embedder",
+]
 
 
 @dataclass(frozen=True)
@@ -50,13 +59,16 @@ class WriteEvent:
     upserted, when that is all it did (caches may extend what they hold instead of dropping
     it); ``None`` for every other change. ``updated`` / ``deleted``: ids of the records the
     write replaced or changed in place / removed (empty when not known: a scope cleared by
-    filter, a change announced from outside)."""
+    filter, a change announced from outside). ``fields``: the payload fields an in-place update
+    set (``None`` for any other change), so a reader that keeps only some fields (the name
+    counts) can tell whether the change touched them."""
 
     scope: Scope | None
     reindex: bool = False
     inserted: tuple[MemoryRecord, ...] | None = None
     updated: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
+    fields: frozenset[str] | None = None
 
 
 WriteListener = Callable[[WriteEvent], None]

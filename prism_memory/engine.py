@@ -35,7 +35,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ._opening import open_path, open_store, store_cjk_embedder
 from ._shared import SharedStore, WriteEvent
@@ -58,7 +58,9 @@ from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
 from .stores import MemoryStore, PointData, RecordFilter
 from .stores.filters import Condition
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not evaluated
+    from typing import Unpack
+
     from .safety.poisoning import ScreenVerdict
 
 __all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text"]
@@ -196,9 +198,11 @@ class Engine:
         inserted: Sequence[MemoryRecord] | None = None,
         updated: Sequence[str] = (),
         deleted: Sequence[str] = (),
+        fields: Collection[str] | None = None,
     ) -> None:
         """Tell every listener on the store that records of ``scope`` changed (``None`` = every
-        scope); ``inserted``: the records upserted, when that is the whole change.
+        scope); ``inserted``: the records upserted, when that is the whole change; ``fields``:
+        the payload fields an in-place update set.
 
         The write methods below announce their own changes; this is for a change made
         outside the engine (``RecordStore.changed``)."""
@@ -208,6 +212,7 @@ class Engine:
             None if inserted is None else tuple(inserted),
             tuple(updated),
             tuple(deleted),
+            None if fields is None else frozenset(fields),
         )
         self._shared.bus.publish(event)
 
@@ -530,7 +535,7 @@ class Engine:
             )
         self.store.set_payload(todo, scope, dict(fields))
         if announce:
-            self.notify_write(scope, reindex=reindex, updated=todo)
+            self.notify_write(scope, reindex=reindex, updated=todo, fields=fields.keys())
 
     def delete(self, ids: Sequence[str], scope: Scope, *, reindex: bool = False) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched; 256 per store call);

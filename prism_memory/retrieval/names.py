@@ -8,7 +8,9 @@ into a user/agent scope that holds nothing else (one count) starts its counts fr
 inserted records. After that the counts are maintained, not recomputed:
 - a write event that carries the records it inserted adds them to every tracked scope they
   fall in (current, not quarantined: what a default read sees);
-- any other write event (an update, a supersession, a delete, a quarantine) drops the tracked
+- an in-place update of fields the counts do not read (the layer a turn moved to, timestamps,
+  access statistics, metadata: ``NAME_NEUTRAL_FIELDS``) leaves them as they are;
+- any other write event (an edit, a supersession, a delete, a quarantine) drops the tracked
   scopes it overlaps, which are read again by facets when next needed.
 So an agent that recalls, remembers and recalls again reads the facets once per scope, not
 after every turn. A record written again with the same id is counted twice until the next
@@ -21,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from ..records import MemoryRecord, Scope, Status, Trust
@@ -28,9 +31,24 @@ from ..stores.base import MemoryStore, in_scope
 from ..stores.filters import RecordFilter
 from .cache import scopes_overlap
 
-__all__ = ["NameCounts", "ScopeNames", "known_names"]
+__all__ = ["NAME_NEUTRAL_FIELDS", "NameCounts", "ScopeNames", "known_names"]
 
 _FACET_LIMIT = 2000
+_ADOPT_TRIES = 4  # insert events into a new-looking scope before its count must agree
+# payload fields whose change alters no speaker, entity key or visibility (status, trust)
+NAME_NEUTRAL_FIELDS = frozenset(
+    {
+        "layer",
+        "updated_at",
+        "consolidated_at",
+        "last_accessed",
+        "access_count",
+        "metadata",
+        "utility",
+        "importance",
+        "extraction",
+    }
+)
 _ROLES = frozenset({"user", "assistant", "system", "tool"})
 
 
@@ -71,8 +89,10 @@ class ScopeNames:
         self._store = store
         self._visible = visible
         self._tracked: dict[str, NameCounts] = {}
-        self._settled: set[str] = set()  # scopes that held records before this process wrote
-        self._events = 0
+        # scopes this process saw begin, counted from their inserts until one count of the
+        # store agrees (then tracked); scopes that held other records are settled (facets)
+        self._pending: dict[str, tuple[NameCounts, set[str], list[int]]] = {}
+        self._settled: set[str] = set()
         self._lock = threading.Lock()
         self.facet_reads = 0  # how many scopes were read from the store (tests, profiles)
 
@@ -93,22 +113,36 @@ class ScopeNames:
             # a write that landed while the facets ran may be in them or not: keep the first
             # reader's result only when no event dropped or extended the scope meanwhile
             self._tracked.setdefault(key, got)
+            self._pending.pop(key, None)
             return self._tracked[key]
 
-    def on_write(self, scope: Scope | None, inserted: Sequence[MemoryRecord] | None) -> None:
-        """Add ``inserted`` records to the tracked scopes they fall in; without them (any
-        other write), drop the tracked scopes that overlap ``scope`` (``None``: all). An
-        insert into a user/agent scope that held nothing before starts that scope's counts."""
+    def on_write(
+        self,
+        scope: Scope | None,
+        inserted: Sequence[MemoryRecord] | None,
+        fields: AbstractSet[str] | None = None,
+    ) -> None:
+        """Add ``inserted`` records to the tracked scopes they fall in; an update that set
+        only ``fields`` the counts do not read changes nothing; any other write drops the
+        tracked scopes that overlap ``scope`` (``None``: all). An insert into a user/agent
+        scope that held nothing before starts that scope's counts."""
+        if inserted is None and fields is not None and fields <= NAME_NEUTRAL_FIELDS:
+            return
         with self._lock:
-            self._events += 1
-            seen = self._events
             if scope is None:
                 self._tracked.clear()
+                self._settled.update(self._pending)
+                self._pending.clear()
                 return
             hit = [k for k, v in self._tracked.items() if scopes_overlap(scope, v.scope)]
             if inserted is None:
                 for key in hit:
                     del self._tracked[key]
+                for key in [
+                    k for k, v in self._pending.items() if scopes_overlap(scope, v[0].scope)
+                ]:
+                    self._settled.add(key)
+                    del self._pending[key]
                 return
             for key in hit:
                 counts = self._tracked[key]
@@ -116,31 +150,44 @@ class ScopeNames:
                 for record in inserted:
                     if _visible(record) and in_scope(record.scope.as_dict(), allowed):
                         counts.add(record)
-        self._adopt(inserted, seen)
+        self._adopt(inserted)
 
-    def _adopt(self, inserted: Sequence[MemoryRecord], seen: int) -> None:
-        """Start counting the user/agent scopes ``inserted`` began: those whose visible
-        records in the store are exactly the inserted ones (one count each, once per scope
-        and process). Skipped when another write was announced meanwhile."""
+    def _adopt(self, inserted: Sequence[MemoryRecord]) -> None:
+        """Count the user/agent scopes ``inserted`` falls in that this process saw begin.
+
+        Each such scope gathers its inserted records (by id) until the store's count of its
+        visible records equals theirs; then it is tracked like a scope read by facets. Equal
+        counts mean nothing older is there: a record written but not yet announced when the
+        store was counted is added by its own event, as for any tracked scope. A scope whose
+        count never agrees (it held records before this process wrote) is settled after a few
+        tries and read by facets when first needed."""
         owners = {_owner_scope(r.scope) for r in inserted if _visible(r)}
         for cand in (o for o in owners if o is not None):
             key = cand.key()
+            allowed = cand.as_dict()
             with self._lock:
                 if key in self._tracked or key in self._settled:
                     continue
-            allowed = cand.as_dict()
-            mine = [r for r in inserted if _visible(r) and in_scope(r.scope.as_dict(), allowed)]
-            began = self._store.count(cand, self._visible()) == len({r.id for r in mine})
+                counts, ids, tries = self._pending.setdefault(key, (NameCounts(cand), set(), [0]))
+                tries[0] += 1
+                for record in inserted:
+                    if (
+                        record.id not in ids
+                        and _visible(record)
+                        and in_scope(record.scope.as_dict(), allowed)
+                    ):
+                        ids.add(record.id)
+                        counts.add(record)
+                wanted = len(ids)
+            stored = self._store.count(cand, self._visible())
             with self._lock:
-                if self._events != seen or key in self._tracked:
-                    return
-                if not began:
-                    self._settled.add(key)
+                if key not in self._pending:  # another change settled it meanwhile
                     continue
-                counts = NameCounts(cand)
-                for record in mine:
-                    counts.add(record)
-                self._tracked[key] = counts
+                if stored == wanted == len(self._pending[key][1]):
+                    self._tracked[key] = self._pending.pop(key)[0]
+                elif stored > wanted and tries[0] >= _ADOPT_TRIES:
+                    self._settled.add(key)
+                    del self._pending[key]
 
 
 def _owner_scope(scope: Scope) -> Scope | None:

@@ -130,7 +130,7 @@ class RecallPipeline:
         context whose scope overlaps it (:func:`~prism_memory.retrieval.cache.scopes_overlap`);
         the scopes' name counts take in inserted records and drop on any other change."""
         self.recall_cache.invalidate(event.scope)
-        self.names.on_write(event.scope, event.inserted)
+        self.names.on_write(event.scope, event.inserted, event.fields)
 
     def _query_vector(self, query: str, embedder: Embedder | None = None) -> list[float]:
         emb = embedder or self.engine.embedder

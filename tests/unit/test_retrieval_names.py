@@ -62,6 +62,15 @@ def test_a_scope_begun_in_this_process_is_never_read_by_facets(tmp_path: Path) -
     with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
         names = m._recall.names
         m.add("Ana lives in Porto", user_id="old", entities=["Porto"])
+        # one call that writes many turns and the facts drawn from them (several events)
+        m.remember(
+            [
+                {"role": "user", "name": "Sam", "content": f"I visited Porto on day {i}."}
+                for i in range(6)
+            ],
+            user_id="u",
+            session_id="s-many",
+        )
         for i, (who, text) in enumerate(
             [("Priya", "Priya moved to Lisbon"), ("Tom", "Tom met Rex")]
         ):
@@ -86,3 +95,40 @@ def test_a_scope_begun_in_this_process_is_never_read_by_facets(tmp_path: Path) -
             assert (dict(got.speakers), dict(got.entities), got.total) == _fresh(m2, old)
         finally:
             m2.close()
+
+
+def test_moving_turns_between_layers_keeps_the_counts(tmp_path: Path) -> None:
+    """Ending a session moves its turns to the episodic layer (an update of fields the counts
+    do not read): the next recall still needs no facet read, and the counts stay exact."""
+    with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
+        names = m._recall.names
+        m.remember(
+            [{"role": "user", "name": "Priya", "content": "Priya moved to Lisbon in May"}],
+            user_id="u",
+            session_id="s1",
+        )
+        m.end_session(user_id="u", session_id="s1")
+        m.recall("where did Priya move?", user_id="u")
+        assert names.facet_reads == 0
+        scope = Scope(user_id="u")
+        held = names.counts(scope)
+        assert (dict(held.speakers), dict(held.entities), held.total) == _fresh(m, scope)
+
+
+def test_a_write_announced_in_parts_is_counted_once_all_parts_arrive(tmp_path: Path) -> None:
+    """One write's records announced in several events (turns, then the facts drawn from
+    them): the counts start when the last part arrives, and equal what facets read."""
+    with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
+        records = [
+            m.add(f"Sam visited Porto on day {i}", user_id="u", entities=["Porto"], session_id="s")
+            for i in range(6)
+        ]
+        names = ScopeNames(m._engine.store, m._engine.visible_filter)
+        scope = Scope(user_id="u", session_id="s")
+        names.on_write(scope, records[:4])  # the store already holds all six
+        names.on_write(scope, records[4:])
+        held = names.counts(Scope(user_id="u"))
+        assert names.facet_reads == 0
+        assert (dict(held.speakers), dict(held.entities), held.total) == _fresh(
+            m, Scope(user_id="u")
+        )
