@@ -220,6 +220,218 @@ def _name_first(m: re.Match[str]) -> str:
 _APPOSITIVE = re.compile(r"\b((?:[Mm]y|[Oo]ur)\s+(?:[\w-]+\s+)?[\w-]+),\s+([A-Z][\w'-]+),")
 
 
+def stated_changes(
+    clause: str, times: list[TimeMention], speaker: str, person: str | None
+) -> list[FactCandidate]:
+    """A stated change ("my rent went up to 1,400", "the meeting is now on the 5th"): the
+    new value of the thing (a fact), or, when a date is the new value, the moved event;
+    both retire what the thing's words name."""
+    said = stated_change(clause)
+    if said is None:
+        return []
+    thing, new, own = said
+    holder = (person or speaker) if own in ("his", "her") else speaker
+    new = clean_value(new)
+    thing_clean = re.sub(r"\s+(?:up|back)$", "", thing.strip())
+    attr = normalize_attribute(thing_clean)
+    retire = topic_words(thing_clean)
+    if attr in ("plan", "plans", "trip", "holiday") and not retire:
+        retire = [attr]
+    new_at = clause.find(new)
+    dated = [t for t in times if new_at >= 0 and abs(t.start - new_at) <= 4]
+    if dated:
+        when = dated[0]
+        owner = holder if holder != "user" else None
+        desc = f"{owner + chr(39) + 's' if owner else 'User' + chr(39) + 's'} {thing_clean}"
+        if own == "the":
+            desc = thing_clean[:1].upper() + thing_clean[1:]
+        fields: dict[str, Any] = {
+            "description": desc,
+            "actor": owner,
+            "participants": [],
+            "when": when.iso(),
+        }
+        return [FactCandidate("Event", fields, 0.75, 0.7, event_time=when.value, retire=retire)]
+    new = clean_value(without_times(re.split(r",\s*", new)[0], times))
+    if not new:
+        return []
+    amount, unit = read_money(new) if re.search(r"\d", new) else (None, None)
+    values: dict[str, Any] = {
+        "attribute": attr,
+        "value": possessive_value(new),
+        "subject": holder,
+    }
+    if amount is not None:
+        values.update(amount=amount, unit=unit)
+    return [FactCandidate("Fact", values, 0.8, 0.7, retire=retire if own == "the" else [])]
+
+
+def requests(clause: str, holder: str) -> list[FactCandidate]:
+    """A standing reply style ("please reply in Spanish"), a name to be called ("call me
+    Sam") or a need stated as a request ("oat milk, please"), held by ``holder``."""
+    out = []
+    m = _REPLY_STYLE.match(clause)
+    if m and is_reply_instruction(clause):
+        fields: dict[str, Any] = {
+            "subject": "replies " + " ".join(m.group("rest").split()),
+            "polarity": "like",
+            "category": "how to reply",
+            "reasons": [],
+        }
+        if holder != "user":
+            fields["holder"] = holder
+        out.append(FactCandidate("Preference", fields, 0.8, 0.7))
+    m = _CALL_ME.search(clause)
+    if m:
+        out.append(fact_candidate(holder, "preferred name", m.group("name"), 0.85, 0.7))
+    m = _NEEDS.match(clause)
+    if m and not re.match(r"^\s*(?:I|we|you|he|she|they|it|that|this)\b", clause, re.I):
+        obj = clean_obj(m.group("obj") or m.group("obj2") or "")
+        if (
+            obj
+            and obj.lower() not in PRONOUN_OBJECTS
+            and not re.match(
+                r"^(?:yes|no|ok|okay|sure|thanks|thank you|help|hi|hello|one more|more|another|just)\b",
+                obj,
+                re.I,
+            )
+        ):
+            fields = {"subject": obj, "polarity": "need", "reasons": []}
+            if holder != "user":
+                fields["holder"] = holder
+            out.append(FactCandidate("Preference", fields, 0.7, 0.7))
+    return out
+
+
+def budgets(clause: str, holder: str) -> list[FactCandidate]:
+    """The first budget the clause states ("my budget is $800 max"), as a money fact."""
+    out = []
+    for pattern in BUDGET:
+        for m in pattern.finditer(clause):
+            rest = re.sub(
+                r"\s*\b(?:now|then|instead|too|max|maximum|tops|on the trip|in total)\s*$",
+                "",
+                m.group("rest"),
+            )
+            value = (m.group("money") + rest).strip()
+            amount, unit = read_money(value)
+            if amount is None:
+                continue
+            fields: dict[str, Any] = {
+                "attribute": "budget",
+                "value": value,
+                "amount": amount,
+                "unit": unit,
+            }
+            if holder != "user":
+                fields["subject"] = holder
+            out.append(FactCandidate("Fact", fields, 0.85, 0.8))
+            return out
+    return out
+
+
+def favourites(clause: str, holder: str) -> list[FactCandidate]:
+    """A favourite ("my favourite band is X"; keyed per category), what makes ``holder`` ill
+    (avoid) or "what I love is X" (like)."""
+    text = clause.strip()
+    for pattern, polarity in ((_MAKES_ME_ILL, "avoid"), (_WHAT_I, "like")):
+        m = pattern.search(text)
+        if m:
+            obj = clean_obj(m.group("obj") or (m.groupdict().get("obj2") or ""))
+            if obj:
+                return [preference_candidate(holder, obj, polarity, 0.75)]
+    for pattern in (_FAVOURITE_B, _FAVOURITE_A):
+        m = pattern.search(text)
+        if not m:
+            continue
+        obj = clean_obj(m.group("obj"))
+        if not obj:
+            continue
+        obj = re.sub(r"^(?:and|but|so)\s+", "", obj, flags=re.I)
+        fields: dict[str, Any] = {
+            "subject": obj,
+            "polarity": "like",
+            "strength": 0.9,
+            "reasons": [],
+        }
+        cat = m.group("cat")
+        if cat:
+            fields["category"] = cat.strip()
+        if holder != "user":
+            fields["holder"] = holder
+        key = None
+        if cat and pattern is _FAVOURITE_B:
+            key = f"Preference|{holder.lower()}|favourite {cat.strip().lower()}"
+        return [FactCandidate("Preference", fields, 0.85, 0.75, key=key)]
+    return []
+
+
+def next_thing(clause: str, holder: str) -> list[FactCandidate]:
+    """ "Going with the Corolla as my next car": the value of the slot named after "next"
+    (or "new", "first")."""
+    m = _NEXT_THING.search(clause)
+    if not m:
+        return []
+    slot = normalize_attribute(m.group("slot"))
+    value = strip_article(clean_value(m.group("val")))
+    return [fact_candidate(holder, slot, value, 0.75, 0.65)]
+
+
+def counts(clause: str, subject: Subject | None, sentence: str, holder: str) -> list[FactCandidate]:
+    """ "I have 3 cats" -> "number of cats"; in a sentence about a list ("my reading list"), a
+    bare "at 12 now" counts its items; nothing when the subject is another person or a pet."""
+    if subject is not None and subject.kind in ("person", "pet"):
+        return []
+    out = []
+    for m in _COUNT.finditer(clause):
+        noun = m.group("noun").lower()
+        before = re.findall(r"[\w']+", clause[: m.start()].lower())
+        if before and before[-1] not in COUNT_AFTER:
+            continue  # "type 2 diabetes", "room 12 keys"
+        if noun in UNIT_NOUNS or singular_noun(noun) in UNIT_NOUNS or not noun.endswith("s"):
+            continue
+        if noun in PREPOSITIONS or noun in DETERMINERS or noun in ADVERBS:
+            continue
+        n = m.group("n")
+        key_noun = singular_noun(noun)
+        out.append(
+            FactCandidate(
+                "Fact",
+                {
+                    "attribute": f"number of {noun}",
+                    "value": f"{n} {noun}",
+                    "amount": float(n),
+                    "subject": holder,
+                },
+                0.7,
+                0.6,
+                key=f"Fact|{holder.lower()}|number of {key_noun}",
+            )
+        )
+    if not out:
+        topic = _LIST_TOPIC.search(sentence or clause)
+        m2 = _AT_NUMBER.search(clause)
+        if topic and m2:
+            noun = topic.group("noun").lower()
+            plural = noun if noun.endswith("s") else noun + "s"
+            n = m2.group("n")
+            out.append(
+                FactCandidate(
+                    "Fact",
+                    {
+                        "attribute": f"number of {plural}",
+                        "value": f"{n} {plural}",
+                        "amount": float(n),
+                        "subject": holder,
+                    },
+                    0.65,
+                    0.6,
+                    key=f"Fact|{holder.lower()}|number of {singular_noun(noun)}",
+                )
+            )
+    return out
+
+
 class EnglishExtractor:
     """Candidates from the English sentences of one turn (see the module docstring)."""
 
@@ -262,12 +474,12 @@ class EnglishExtractor:
         subject = self._subject(toks)
         out: list[FactCandidate] = []
         out.extend(self._persons(toks))
-        changed = self._changes(clause, times, subject)
+        changed = stated_changes(clause, times, self.who or "user", self.last_person)
         out.extend(changed)
-        out.extend(self._requests(clause))
-        out.extend(self._budget(clause))
-        out.extend(self._favourites(clause))
-        out.extend(self._next_thing(clause))
+        out.extend(requests(clause, self.who or "user"))
+        out.extend(budgets(clause, self.who or "user"))
+        out.extend(favourites(clause, self.who or "user"))
+        out.extend(next_thing(clause, self.who or "user"))
         pred = None
         if (
             subject is not None
@@ -283,7 +495,7 @@ class EnglishExtractor:
             pred = self._predicate(toks, subject.end)
             if pred is not None:
                 out.extend(self._predicate_rules(clause, toks, subject, pred, times))
-        out.extend(self._counts(clause, subject, self._sentence))
+        out.extend(counts(clause, subject, self._sentence, self.who or "user"))
         if (
             times
             and not any(c.schema == "Event" for c in changed)
@@ -784,7 +996,7 @@ class EnglishExtractor:
             0.6,
         )
 
-    # -- clause-level patterns ----------------------------------------------------------
+    # -- persons and pets named in passing ---------------------------------------------
     def _persons(self, toks: list[Tok]) -> list[FactCandidate]:
         out = []
         n = len(toks)
@@ -844,213 +1056,6 @@ class EnglishExtractor:
                             key=f"Fact|{holder.lower()}|pet|{name.lower()}",
                         )
                     )
-        return out
-
-    def _changes(
-        self, clause: str, times: list[TimeMention], subject: Subject | None
-    ) -> list[FactCandidate]:
-        """A stated change ("my rent went up to 1,400", "the meeting is now on the 5th"): the
-        new value of the thing (a fact), or, when a date is the new value, the moved event;
-        both retire what the thing's words name."""
-        said = stated_change(clause)
-        if said is None:
-            return []
-        thing, new, own = said
-        if own in ("his", "her"):
-            holder = self.last_person or (self.who or "user")
-        else:
-            holder = self.who or "user"
-        new = clean_value(new)
-        thing_clean = re.sub(r"\s+(?:up|back)$", "", thing.strip())
-        attr = normalize_attribute(thing_clean)
-        retire = topic_words(thing_clean)
-        if attr in ("plan", "plans", "trip", "holiday") and not retire:
-            retire = [attr]
-        new_at = clause.find(new)
-        dated = [t for t in times if new_at >= 0 and abs(t.start - new_at) <= 4]
-        if dated:
-            when = dated[0]
-            owner = holder if holder != "user" else None
-            desc = f"{owner + chr(39) + 's' if owner else 'User' + chr(39) + 's'} {thing_clean}"
-            if own == "the":
-                desc = thing_clean[:1].upper() + thing_clean[1:]
-            fields: dict[str, Any] = {
-                "description": desc,
-                "actor": owner,
-                "participants": [],
-                "when": when.iso(),
-            }
-            return [FactCandidate("Event", fields, 0.75, 0.7, event_time=when.value, retire=retire)]
-        new = clean_value(without_times(re.split(r",\s*", new)[0], times))
-        if not new:
-            return []
-        amount, unit = read_money(new) if re.search(r"\d", new) else (None, None)
-        values: dict[str, Any] = {
-            "attribute": attr,
-            "value": possessive_value(new),
-            "subject": holder,
-        }
-        if amount is not None:
-            values.update(amount=amount, unit=unit)
-        return [FactCandidate("Fact", values, 0.8, 0.7, retire=retire if own == "the" else [])]
-
-    def _requests(self, clause: str) -> list[FactCandidate]:
-        out = []
-        holder = self.who or "user"
-        m = _REPLY_STYLE.match(clause)
-        if m and is_reply_instruction(clause):
-            fields: dict[str, Any] = {
-                "subject": "replies " + " ".join(m.group("rest").split()),
-                "polarity": "like",
-                "category": "how to reply",
-                "reasons": [],
-            }
-            if holder != "user":
-                fields["holder"] = holder
-            out.append(FactCandidate("Preference", fields, 0.8, 0.7))
-        m = _CALL_ME.search(clause)
-        if m:
-            out.append(fact_candidate(holder, "preferred name", m.group("name"), 0.85, 0.7))
-        m = _NEEDS.match(clause)
-        if m and not re.match(r"^\s*(?:I|we|you|he|she|they|it|that|this)\b", clause, re.I):
-            obj = clean_obj(m.group("obj") or m.group("obj2") or "")
-            if (
-                obj
-                and obj.lower() not in PRONOUN_OBJECTS
-                and not re.match(
-                    r"^(?:yes|no|ok|okay|sure|thanks|thank you|help|hi|hello|one more|more|another|just)\b",
-                    obj,
-                    re.I,
-                )
-            ):
-                fields = {"subject": obj, "polarity": "need", "reasons": []}
-                if holder != "user":
-                    fields["holder"] = holder
-                out.append(FactCandidate("Preference", fields, 0.7, 0.7))
-        return out
-
-    def _budget(self, clause: str) -> list[FactCandidate]:
-        out = []
-        holder = self.who or "user"
-        for pattern in BUDGET:
-            for m in pattern.finditer(clause):
-                rest = re.sub(
-                    r"\s*\b(?:now|then|instead|too|max|maximum|tops|on the trip|in total)\s*$",
-                    "",
-                    m.group("rest"),
-                )
-                value = (m.group("money") + rest).strip()
-                amount, unit = read_money(value)
-                if amount is None:
-                    continue
-                fields: dict[str, Any] = {
-                    "attribute": "budget",
-                    "value": value,
-                    "amount": amount,
-                    "unit": unit,
-                }
-                if holder != "user":
-                    fields["subject"] = holder
-                out.append(FactCandidate("Fact", fields, 0.85, 0.8))
-                return out
-        return out
-
-    def _favourites(self, clause: str) -> list[FactCandidate]:
-        holder = self.who or "user"
-        text = clause.strip()
-        for pattern, polarity in ((_MAKES_ME_ILL, "avoid"), (_WHAT_I, "like")):
-            m = pattern.search(text)
-            if m:
-                obj = clean_obj(m.group("obj") or (m.groupdict().get("obj2") or ""))
-                if obj:
-                    return [preference_candidate(holder, obj, polarity, 0.75)]
-        for pattern in (_FAVOURITE_B, _FAVOURITE_A):
-            m = pattern.search(text)
-            if not m:
-                continue
-            obj = clean_obj(m.group("obj"))
-            if not obj:
-                continue
-            obj = re.sub(r"^(?:and|but|so)\s+", "", obj, flags=re.I)
-            fields: dict[str, Any] = {
-                "subject": obj,
-                "polarity": "like",
-                "strength": 0.9,
-                "reasons": [],
-            }
-            cat = m.group("cat")
-            if cat:
-                fields["category"] = cat.strip()
-            if holder != "user":
-                fields["holder"] = holder
-            key = None
-            if cat and pattern is _FAVOURITE_B:
-                key = f"Preference|{holder.lower()}|favourite {cat.strip().lower()}"
-            return [FactCandidate("Preference", fields, 0.85, 0.75, key=key)]
-        return []
-
-    def _next_thing(self, clause: str) -> list[FactCandidate]:
-        m = _NEXT_THING.search(clause)
-        if not m:
-            return []
-        holder = self.who or "user"
-        slot = normalize_attribute(m.group("slot"))
-        value = strip_article(clean_value(m.group("val")))
-        return [fact_candidate(holder, slot, value, 0.75, 0.65)]
-
-    def _counts(
-        self, clause: str, subject: Subject | None, sentence: str = ""
-    ) -> list[FactCandidate]:
-        if subject is not None and subject.kind in ("person", "pet"):
-            return []
-        holder = self.who or "user"
-        out = []
-        for m in _COUNT.finditer(clause):
-            noun = m.group("noun").lower()
-            before = re.findall(r"[\w']+", clause[: m.start()].lower())
-            if before and before[-1] not in COUNT_AFTER:
-                continue  # "type 2 diabetes", "room 12 keys"
-            if noun in UNIT_NOUNS or singular_noun(noun) in UNIT_NOUNS or not noun.endswith("s"):
-                continue
-            if noun in PREPOSITIONS or noun in DETERMINERS or noun in ADVERBS:
-                continue
-            n = m.group("n")
-            key_noun = singular_noun(noun)
-            out.append(
-                FactCandidate(
-                    "Fact",
-                    {
-                        "attribute": f"number of {noun}",
-                        "value": f"{n} {noun}",
-                        "amount": float(n),
-                        "subject": holder,
-                    },
-                    0.7,
-                    0.6,
-                    key=f"Fact|{holder.lower()}|number of {key_noun}",
-                )
-            )
-        if not out:
-            topic = _LIST_TOPIC.search(sentence or clause)
-            m2 = _AT_NUMBER.search(clause)
-            if topic and m2:
-                noun = topic.group("noun").lower()
-                plural = noun if noun.endswith("s") else noun + "s"
-                n = m2.group("n")
-                out.append(
-                    FactCandidate(
-                        "Fact",
-                        {
-                            "attribute": f"number of {plural}",
-                            "value": f"{n} {plural}",
-                            "amount": float(n),
-                            "subject": holder,
-                        },
-                        0.65,
-                        0.6,
-                        key=f"Fact|{holder.lower()}|number of {singular_noun(noun)}",
-                    )
-                )
         return out
 
     # -- events -------------------------------------------------------------------------
