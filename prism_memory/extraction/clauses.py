@@ -139,87 +139,17 @@ def _name_first(m: re.Match[str]) -> str:
 _APPOSITIVE = re.compile(r"\b((?:[Mm]y|[Oo]ur)\s+(?:[\w-]+\s+)?[\w-]+),\s+([A-Z][\w'-]+),")
 
 
-class EnglishExtractor:
-    """Candidates from the English sentences of one turn (see the module docstring)."""
+class SubjectReader:
+    """Who the clauses of one turn are about; remembers the last person named, whom a later
+    "he" or "she" refers to."""
 
-    def __init__(self, base: datetime, who: str | None, people: Iterable[str] = ()) -> None:
-        self.base = base
+    def __init__(self, who: str | None, people: Iterable[str] = ()) -> None:
         self.who = who  # the speaker's name (None: "user")
         self.people = {p.lower(): p for p in people}
         self.last_person: str | None = None
-        self._sentence = ""
-
-    # -- entry point --------------------------------------------------------------------
-    def sentence(self, sentence: str) -> list[FactCandidate]:
-        act = speech_act(sentence)
-        if act not in ("statement", "question"):
-            return []
-        text = expand_contractions(drop_quotes(sentence))
-        text = _THOUSANDS.sub("", text)
-        text = _APPOSITIVE.sub(r"\1 \2", text)
-        text = _NAME_FIRST.sub(
-            _name_first, text
-        )  # "Sophie, my best friend, is" -> "My best friend Sophie is"
-        text = _ASIDE.sub(" ", text)  # "My dad, who is retired, lives in Porto"
-        clauses = split_clauses(text)
-        self._sentence = text
-        if act == "question":  # only the statements before the question clause
-            clauses = [c for c in clauses[:-1] if speech_act(c) == "statement"]
-        out: list[FactCandidate] = []
-        for clause in clauses:
-            if speech_act(clause) not in ("statement",):
-                continue
-            out.extend(self.clause(clause))
-        return out
-
-    # -- one clause ---------------------------------------------------------------------
-    def clause(self, clause: str) -> list[FactCandidate]:
-        toks = tokens(clause)
-        if not toks:
-            return []
-        times = [t for t in find_times(clause, self.base) if t.has_date]
-        subject = self._subject(toks)
-        out: list[FactCandidate] = []
-        out.extend(self._persons(toks))
-        changed = stated_changes(clause, times, self.who or "user", self.last_person)
-        out.extend(changed)
-        out.extend(requests(clause, self.who or "user"))
-        out.extend(budgets(clause, self.who or "user"))
-        out.extend(favourites(clause, self.who or "user"))
-        out.extend(next_thing(clause, self.who or "user"))
-        pred = None
-        if (
-            subject is not None
-            and not (changed and subject.kind == "possessed")
-            and subject.kind
-            in (
-                "self",
-                "person",
-                "pet",
-                "possessed",
-            )
-        ):
-            pred = self._predicate(toks, subject.end)
-            if pred is not None:
-                out.extend(self._predicate_rules(clause, toks, subject, pred, times))
-        out.extend(counts(clause, subject, self._sentence, self.who or "user"))
-        if (
-            times
-            and not any(c.schema == "Event" for c in changed)
-            and self._eventful(toks, subject, pred)
-        ):
-            event = self._event(clause, toks, subject, times)
-            if event is not None:
-                out.append(event)
-        has_slot = any(c.schema == "Fact" and not c.generic for c in out)
-        has_event = any(c.schema == "Event" for c in out)
-        has_pref = any(c.schema == "Preference" for c in out)
-        if has_slot or has_event or has_pref:
-            out = [c for c in out if not c.generic]
-        return out
 
     # -- subjects -----------------------------------------------------------------------
-    def _subject(self, toks: list[Tok]) -> Subject | None:
+    def subject(self, toks: list[Tok]) -> Subject | None:
         """The clause's subject: of the subject-like spans (:meth:`_subject_spans`), those a
         relative clause does not hide, the first (:meth:`_chosen_subject`); in a clause opened
         by a subordinator, the "I" of the main clause after it, else the first, marked
@@ -341,6 +271,147 @@ class EnglishExtractor:
         if kind == "pet":
             return Subject("pet", None, relation, start=i, end=j + 1)
         return Subject("person", f"{owner}'s {relation}", relation, start=i, end=j + 1)
+
+    # -- persons and pets named in passing ---------------------------------------------
+    def persons(self, toks: list[Tok]) -> list[FactCandidate]:
+        out = []
+        n = len(toks)
+        for i, t in enumerate(toks):
+            if t.low in ("my", "our"):
+                s = self._possessive_subject(toks, i)
+                if s is None:
+                    continue
+                if s.kind == "person" and s.name and not s.name.endswith(f"'s {s.relation}"):
+                    out.append(
+                        FactCandidate(
+                            "Person",
+                            {"name": s.name, "relationship": s.relation},
+                            0.8,
+                            0.6,
+                            [Entity(type="person", name=s.name)],
+                        )
+                    )
+                elif s.kind == "pet" and s.name:
+                    holder = self.who or "user"
+                    value = f"{s.relation} {s.name}"
+                    out.append(
+                        FactCandidate(
+                            "Fact",
+                            {"attribute": "pet", "value": value, "subject": holder},
+                            0.8,
+                            0.6,
+                            key=f"Fact|{holder.lower()}|pet|{s.name.lower()}",
+                        )
+                    )
+            elif t.low in TITLES and i + 1 < n and toks[i + 1].text[:1].isupper():
+                name = toks[i + 1].text
+                if name not in NOT_NAMES:
+                    self.last_person = name
+                    out.append(
+                        FactCandidate(
+                            "Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)]
+                        )
+                    )
+            elif (
+                t.low in ("named", "called")
+                and i + 1 < n
+                and toks[i + 1].text[:1].isupper()
+                and i > 0
+            ):
+                prev = [x.low for x in toks[max(0, i - 4) : i]]
+                pet = next((w for w in reversed(prev) if w in PETS), None)
+                if pet:
+                    holder = self.who or "user"
+                    name = toks[i + 1].text
+                    out.append(
+                        FactCandidate(
+                            "Fact",
+                            {"attribute": "pet", "value": f"{pet} named {name}", "subject": holder},
+                            0.8,
+                            0.6,
+                            key=f"Fact|{holder.lower()}|pet|{name.lower()}",
+                        )
+                    )
+        return out
+
+
+class EnglishExtractor:
+    """Candidates from the English sentences of one turn (see the module docstring)."""
+
+    def __init__(self, base: datetime, who: str | None, people: Iterable[str] = ()) -> None:
+        self.base = base
+        self.who = who  # the speaker's name (None: "user")
+        self.subjects = SubjectReader(who, people)
+        self._sentence = ""
+
+    # -- entry point --------------------------------------------------------------------
+    def sentence(self, sentence: str) -> list[FactCandidate]:
+        act = speech_act(sentence)
+        if act not in ("statement", "question"):
+            return []
+        text = expand_contractions(drop_quotes(sentence))
+        text = _THOUSANDS.sub("", text)
+        text = _APPOSITIVE.sub(r"\1 \2", text)
+        text = _NAME_FIRST.sub(
+            _name_first, text
+        )  # "Sophie, my best friend, is" -> "My best friend Sophie is"
+        text = _ASIDE.sub(" ", text)  # "My dad, who is retired, lives in Porto"
+        clauses = split_clauses(text)
+        self._sentence = text
+        if act == "question":  # only the statements before the question clause
+            clauses = [c for c in clauses[:-1] if speech_act(c) == "statement"]
+        out: list[FactCandidate] = []
+        for clause in clauses:
+            if speech_act(clause) not in ("statement",):
+                continue
+            out.extend(self.clause(clause))
+        return out
+
+    # -- one clause ---------------------------------------------------------------------
+    def clause(self, clause: str) -> list[FactCandidate]:
+        toks = tokens(clause)
+        if not toks:
+            return []
+        times = [t for t in find_times(clause, self.base) if t.has_date]
+        subject = self.subjects.subject(toks)
+        out: list[FactCandidate] = []
+        out.extend(self.subjects.persons(toks))
+        changed = stated_changes(clause, times, self.who or "user", self.subjects.last_person)
+        out.extend(changed)
+        out.extend(requests(clause, self.who or "user"))
+        out.extend(budgets(clause, self.who or "user"))
+        out.extend(favourites(clause, self.who or "user"))
+        out.extend(next_thing(clause, self.who or "user"))
+        pred = None
+        if (
+            subject is not None
+            and not (changed and subject.kind == "possessed")
+            and subject.kind
+            in (
+                "self",
+                "person",
+                "pet",
+                "possessed",
+            )
+        ):
+            pred = self._predicate(toks, subject.end)
+            if pred is not None:
+                out.extend(self._predicate_rules(clause, toks, subject, pred, times))
+        out.extend(counts(clause, subject, self._sentence, self.who or "user"))
+        if (
+            times
+            and not any(c.schema == "Event" for c in changed)
+            and self._eventful(toks, subject, pred)
+        ):
+            event = self._event(clause, toks, subject, times)
+            if event is not None:
+                out.append(event)
+        has_slot = any(c.schema == "Fact" and not c.generic for c in out)
+        has_event = any(c.schema == "Event" for c in out)
+        has_pref = any(c.schema == "Preference" for c in out)
+        if has_slot or has_event or has_pref:
+            out = [c for c in out if not c.generic]
+        return out
 
     # -- predicates ---------------------------------------------------------------------
     def _predicate(self, toks: list[Tok], i: int) -> Pred | None:
@@ -703,68 +774,6 @@ class EnglishExtractor:
             0.6,
         )
 
-    # -- persons and pets named in passing ---------------------------------------------
-    def _persons(self, toks: list[Tok]) -> list[FactCandidate]:
-        out = []
-        n = len(toks)
-        for i, t in enumerate(toks):
-            if t.low in ("my", "our"):
-                s = self._possessive_subject(toks, i)
-                if s is None:
-                    continue
-                if s.kind == "person" and s.name and not s.name.endswith(f"'s {s.relation}"):
-                    out.append(
-                        FactCandidate(
-                            "Person",
-                            {"name": s.name, "relationship": s.relation},
-                            0.8,
-                            0.6,
-                            [Entity(type="person", name=s.name)],
-                        )
-                    )
-                elif s.kind == "pet" and s.name:
-                    holder = self.who or "user"
-                    value = f"{s.relation} {s.name}"
-                    out.append(
-                        FactCandidate(
-                            "Fact",
-                            {"attribute": "pet", "value": value, "subject": holder},
-                            0.8,
-                            0.6,
-                            key=f"Fact|{holder.lower()}|pet|{s.name.lower()}",
-                        )
-                    )
-            elif t.low in TITLES and i + 1 < n and toks[i + 1].text[:1].isupper():
-                name = toks[i + 1].text
-                if name not in NOT_NAMES:
-                    self.last_person = name
-                    out.append(
-                        FactCandidate(
-                            "Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)]
-                        )
-                    )
-            elif (
-                t.low in ("named", "called")
-                and i + 1 < n
-                and toks[i + 1].text[:1].isupper()
-                and i > 0
-            ):
-                prev = [x.low for x in toks[max(0, i - 4) : i]]
-                pet = next((w for w in reversed(prev) if w in PETS), None)
-                if pet:
-                    holder = self.who or "user"
-                    name = toks[i + 1].text
-                    out.append(
-                        FactCandidate(
-                            "Fact",
-                            {"attribute": "pet", "value": f"{pet} named {name}", "subject": holder},
-                            0.8,
-                            0.6,
-                            key=f"Fact|{holder.lower()}|pet|{name.lower()}",
-                        )
-                    )
-        return out
-
     # -- events -------------------------------------------------------------------------
     def _eventful(self, toks: list[Tok], subject: Subject | None, pred: Pred | None) -> bool:
         if pred is not None and (
@@ -834,7 +843,7 @@ class EnglishExtractor:
         ):
             participants.append(subject.name)
         for tok in toks:
-            if tok.text in self.people.values() and tok.text not in participants:
+            if tok.text in self.subjects.people.values() and tok.text not in participants:
                 participants.append(tok.text)
         for e in find_entities(clause):
             if e.type == "person" and e.name not in participants and e.name != self.who:
