@@ -1,22 +1,22 @@
 """English clause analysis: who a statement is about, what it says, and the records it yields.
 
 Design:
-- A clause (``sentences.split_clauses``) is read as *subject + predicate*. The subject is the
-  speaker ("I", "we"), a named person ("my sister Anna", "Mr. Okafor", a name met before, a
-  "he"/"she" that follows one), a pet, or something the speaker owns ("my rent", "our lease").
-  Words before the subject ("For short trips I prefer trains", "Since my office moved I take
-  the train") are an adverbial and are skipped.
-- The predicate is parsed into auxiliaries (negation, modality, tense, aspect, habitual
-  adverbs) and a main verb (lemma + particle). Rules over (subject, predicate) give:
-  preferences (like / dislike / avoid / need), *slot* facts that hold one value at a time
-  ("home city", "occupation", "workplace", "diet", "salary", "budget", "car", "commute",
-  "<thing> dose", "number of <things>", "favourite <category>", "<my thing>": keyed by
-  subject + normalised attribute, so a later value supersedes), *statements* that can hold many
+- ``EnglishExtractor`` reads the English sentences of one turn clause by clause
+  (``sentences.split_clauses``) as *subject + predicate*, and composes the parts that live in
+  their own modules: the subject (``english_subjects.SubjectReader``: the speaker, a named
+  person, a "he"/"she" that follows one, a pet, something the speaker owns; words before the
+  subject are an adverbial), the predicate (``english_predicate``: auxiliaries for negation,
+  modality, tense, aspect and habit, and a main verb), the words and values
+  (``english_words``).
+- This module holds the rules over (subject, predicate): preferences (like / dislike / avoid /
+  need), *slot* facts that hold one value at a time ("home city", "occupation", "diet",
+  "<thing> dose", "<my thing>": keyed by subject + normalised attribute, so a later value
+  supersedes; the standalone slot rules are ``english_slots``), *statements* that can hold many
   values ("plays bass", "speaks Arabic"; keyed with their value) and dated events.
-- Clause-level patterns run whatever the subject: changes ("HR moved my review to Monday",
-  "the landlord raised our rent to 1,950", "the Madrid flight is now on March 19") give the new
-  value and the words of what it replaces (``FactCandidate.retire``); requests ("call me Sam",
-  "oat milk, please"); budgets; favourites.
+- Clause-level rules run whatever the subject (``english_clause_rules``): changes ("HR moved
+  my review to Monday") give the new value and the words of what it replaces
+  (``FactCandidate.retire``); requests ("call me Sam", "oat milk, please"); budgets;
+  favourites; counts.
 - Modality decides: a wish, a hedge ("I'd probably"), a plan without a date, a thought ("I
   think") states no fact; a plan with a date is an event. A statement about someone else is
   attributed to them, never to the speaker.
@@ -26,7 +26,7 @@ Design:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -132,6 +132,89 @@ def _name_first(m: re.Match[str]) -> str:
 _APPOSITIVE = re.compile(r"\b((?:[Mm]y|[Oo]ur)\s+(?:[\w-]+\s+)?[\w-]+),\s+([A-Z][\w'-]+),")
 
 
+def eventful(toks: list[Tok], subject: Subject | None, pred: Pred | None) -> bool:
+    """Whether a dated clause tells an event: not a hedge, wish, thought or habit, not opened
+    like a request or a non-event ("please", "remind"), not subordinate."""
+    if pred is not None and (
+        pred.modal in ("hedge", "want", "rather", "past_habit")
+        or (pred.lemma in COGNITIVE and pred.lemma not in ("hear", "remember", "forget"))
+    ):
+        return False
+    if pred is not None and pred.habitual:
+        return False
+    lead = 0
+    while lead < len(toks) - 1 and (
+        (
+            toks[lead].low in OPENERS
+            and toks[lead].low not in ("this", "that", "these", "those", "since", "if", "as")
+        )
+        or toks[lead].low in (",", "!")
+    ):
+        lead += 1
+    first = toks[lead].low
+    if first in NO_EVENT_OPENERS:
+        return False
+    if subject is not None:
+        return not subject.subordinate
+    if first in NON_PERSON_SUBJECTS or first in ("i",):
+        return False
+    if first in ("please", "remind", "let", "tell", "check", "keep", "don't", "do"):
+        return False
+    # a noun phrase or a scene: "Parent-teacher conference this Thursday", "The plumber is coming"
+    return any(len(t.low) > 2 and t.low.isalpha() and t.low not in NOT_LOWER for t in toks[:4])
+
+
+def dated_event(
+    clause: str,
+    toks: list[Tok],
+    subject: Subject | None,
+    times: list[TimeMention],
+    who: str | None,
+    people: Collection[str],
+) -> FactCandidate | None:
+    """A dated event: the clause without its date words, told in the third person, with the
+    persons it names; ``None`` when nothing but the date is left ("Last week.")."""
+    when = times[0]
+    text = tidy_event_text(without_date_words(clause, times))
+    desc = third_person(text, who or "User") if re.search(r"\b(?:I|[Mm]y|me)\b", text) else text
+    desc = desc[:1].upper() + desc[1:]
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", desc) if w.lower() not in TIME_WORDS]
+    if len(words) < 2 and not is_cjk(desc):
+        return None  # "Last week." says when, not what
+    participants = _participants(clause, toks, subject, who, people)
+    actor = who
+    entities = [Entity(type="person", name=p) for p in participants]
+    return FactCandidate(
+        "Event",
+        {"description": desc, "actor": actor, "participants": participants, "when": when.iso()},
+        0.7,
+        0.7,
+        entities,
+        event_time=when.value,
+    )
+
+
+def _participants(
+    clause: str, toks: list[Tok], subject: Subject | None, who: str | None, people: Collection[str]
+) -> list[str]:
+    """The persons of an event: a named subject, persons met before, named persons."""
+    participants = []
+    if (
+        subject is not None
+        and subject.kind == "person"
+        and subject.name
+        and not subject.name.endswith(f"'s {subject.relation}")
+    ):
+        participants.append(subject.name)
+    for tok in toks:
+        if tok.text in people and tok.text not in participants:
+            participants.append(tok.text)
+    for e in find_entities(clause):
+        if e.type == "person" and e.name not in participants and e.name != who:
+            participants.append(e.name)
+    return participants
+
+
 class EnglishExtractor:
     """Candidates from the English sentences of one turn (see the module docstring)."""
 
@@ -198,9 +281,11 @@ class EnglishExtractor:
         if (
             times
             and not any(c.schema == "Event" for c in changed)
-            and self._eventful(toks, subject, pred)
+            and eventful(toks, subject, pred)
         ):
-            event = self._event(clause, toks, subject, times)
+            event = dated_event(
+                clause, toks, subject, times, self.who, self.subjects.people.values()
+            )
             if event is not None:
                 out.append(event)
         has_slot = any(c.schema == "Fact" and not c.generic for c in out)
@@ -570,79 +655,3 @@ class EnglishExtractor:
             0.6,
             0.6,
         )
-
-    # -- events -------------------------------------------------------------------------
-    def _eventful(self, toks: list[Tok], subject: Subject | None, pred: Pred | None) -> bool:
-        if pred is not None and (
-            pred.modal in ("hedge", "want", "rather", "past_habit")
-            or (pred.lemma in COGNITIVE and pred.lemma not in ("hear", "remember", "forget"))
-        ):
-            return False
-        if pred is not None and pred.habitual:
-            return False
-        lead = 0
-        while lead < len(toks) - 1 and (
-            (
-                toks[lead].low in OPENERS
-                and toks[lead].low not in ("this", "that", "these", "those", "since", "if", "as")
-            )
-            or toks[lead].low in (",", "!")
-        ):
-            lead += 1
-        first = toks[lead].low
-        if first in NO_EVENT_OPENERS:
-            return False
-        if subject is not None:
-            return not subject.subordinate
-        if first in NON_PERSON_SUBJECTS or first in ("i",):
-            return False
-        if first in ("please", "remind", "let", "tell", "check", "keep", "don't", "do"):
-            return False
-        # a noun phrase or a scene: "Parent-teacher conference this Thursday", "The plumber is coming"
-        return any(len(t.low) > 2 and t.low.isalpha() and t.low not in NOT_LOWER for t in toks[:4])
-
-    def _event(
-        self, clause: str, toks: list[Tok], subject: Subject | None, times: list[TimeMention]
-    ) -> FactCandidate | None:
-        """A dated event: the clause without its date words, told in the third person, with the
-        persons it names; ``None`` when nothing but the date is left ("Last week.")."""
-        when = times[0]
-        text = tidy_event_text(without_date_words(clause, times))
-        desc = (
-            third_person(text, self.who or "User")
-            if re.search(r"\b(?:I|[Mm]y|me)\b", text)
-            else text
-        )
-        desc = desc[:1].upper() + desc[1:]
-        words = [w for w in re.findall(r"[A-Za-z]{3,}", desc) if w.lower() not in TIME_WORDS]
-        if len(words) < 2 and not is_cjk(desc):
-            return None  # "Last week." says when, not what
-        participants = self._participants(clause, toks, subject)
-        actor = self.who
-        entities = [Entity(type="person", name=p) for p in participants]
-        return FactCandidate(
-            "Event",
-            {"description": desc, "actor": actor, "participants": participants, "when": when.iso()},
-            0.7,
-            0.7,
-            entities,
-            event_time=when.value,
-        )
-
-    def _participants(self, clause: str, toks: list[Tok], subject: Subject | None) -> list[str]:
-        """The persons of an event: a named subject, persons met before, named persons."""
-        participants = []
-        if (
-            subject is not None
-            and subject.kind == "person"
-            and subject.name
-            and not subject.name.endswith(f"'s {subject.relation}")
-        ):
-            participants.append(subject.name)
-        for tok in toks:
-            if tok.text in self.subjects.people.values() and tok.text not in participants:
-                participants.append(tok.text)
-        for e in find_entities(clause):
-            if e.type == "person" and e.name not in participants and e.name != self.who:
-                participants.append(e.name)
-        return participants
