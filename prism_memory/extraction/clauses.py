@@ -26,11 +26,10 @@ Design:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from ..records import Entity
 from .candidate import FactCandidate
 from .dates import TimeMention, find_times
 from .english_clause_rules import (
@@ -41,6 +40,7 @@ from .english_clause_rules import (
     requests,
     stated_changes,
 )
+from .english_events import dated_event, eventful
 from .english_predicate import Pred, Subject, VerbGroup
 from .english_slots import (
     SALARY,
@@ -52,8 +52,6 @@ from .english_slots import (
     residence_slot,
     routine_slot,
     states_something,
-    tidy_event_text,
-    without_date_words,
     work_slot,
 )
 from .english_subjects import SubjectReader
@@ -69,20 +67,15 @@ from .english_words import (
     possessive_value,
     singular_noun,
     strip_article,
-    third_person,
     third_singular,
     tokens,
     without_times,
 )
-from .entities import find_entities
 from .lexicon_grammar import (
     ADVERBS,
     DETERMINERS,
     NEW_CLAUSE_AFTER_AND,
-    NO_EVENT_OPENERS,
-    NOT_LOWER,
     OBJ_STOP,
-    OPENERS,
     PRONOUN_OBJECTS,
 )
 from .lexicon_life import (
@@ -92,9 +85,7 @@ from .lexicon_nouns import (
     ABSTRACT_NOUNS,
     EMOTION,
     EVALUATIVE,
-    NON_PERSON_SUBJECTS,
     PLACE_WORDS,
-    TIME_WORDS,
 )
 from .lexicon_verbs import (
     ACQUIRE_VERBS,
@@ -107,7 +98,7 @@ from .lexicon_verbs import (
     TRAVEL_VERBS,
 )
 from .patterns import read_money
-from .sentences import drop_quotes, expand_contractions, is_cjk, speech_act, split_clauses
+from .sentences import drop_quotes, expand_contractions, speech_act, split_clauses
 
 __all__ = ["EnglishExtractor"]
 _DOSE = re.compile(
@@ -130,89 +121,6 @@ def _name_first(m: re.Match[str]) -> str:
 
 
 _APPOSITIVE = re.compile(r"\b((?:[Mm]y|[Oo]ur)\s+(?:[\w-]+\s+)?[\w-]+),\s+([A-Z][\w'-]+),")
-
-
-def eventful(toks: list[Tok], subject: Subject | None, pred: Pred | None) -> bool:
-    """Whether a dated clause tells an event: not a hedge, wish, thought or habit, not opened
-    like a request or a non-event ("please", "remind"), not subordinate."""
-    if pred is not None and (
-        pred.modal in ("hedge", "want", "rather", "past_habit")
-        or (pred.lemma in COGNITIVE and pred.lemma not in ("hear", "remember", "forget"))
-    ):
-        return False
-    if pred is not None and pred.habitual:
-        return False
-    lead = 0
-    while lead < len(toks) - 1 and (
-        (
-            toks[lead].low in OPENERS
-            and toks[lead].low not in ("this", "that", "these", "those", "since", "if", "as")
-        )
-        or toks[lead].low in (",", "!")
-    ):
-        lead += 1
-    first = toks[lead].low
-    if first in NO_EVENT_OPENERS:
-        return False
-    if subject is not None:
-        return not subject.subordinate
-    if first in NON_PERSON_SUBJECTS or first in ("i",):
-        return False
-    if first in ("please", "remind", "let", "tell", "check", "keep", "don't", "do"):
-        return False
-    # a noun phrase or a scene: "Parent-teacher conference this Thursday", "The plumber is coming"
-    return any(len(t.low) > 2 and t.low.isalpha() and t.low not in NOT_LOWER for t in toks[:4])
-
-
-def dated_event(
-    clause: str,
-    toks: list[Tok],
-    subject: Subject | None,
-    times: list[TimeMention],
-    who: str | None,
-    people: Collection[str],
-) -> FactCandidate | None:
-    """A dated event: the clause without its date words, told in the third person, with the
-    persons it names; ``None`` when nothing but the date is left ("Last week.")."""
-    when = times[0]
-    text = tidy_event_text(without_date_words(clause, times))
-    desc = third_person(text, who or "User") if re.search(r"\b(?:I|[Mm]y|me)\b", text) else text
-    desc = desc[:1].upper() + desc[1:]
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", desc) if w.lower() not in TIME_WORDS]
-    if len(words) < 2 and not is_cjk(desc):
-        return None  # "Last week." says when, not what
-    participants = _participants(clause, toks, subject, who, people)
-    actor = who
-    entities = [Entity(type="person", name=p) for p in participants]
-    return FactCandidate(
-        "Event",
-        {"description": desc, "actor": actor, "participants": participants, "when": when.iso()},
-        0.7,
-        0.7,
-        entities,
-        event_time=when.value,
-    )
-
-
-def _participants(
-    clause: str, toks: list[Tok], subject: Subject | None, who: str | None, people: Collection[str]
-) -> list[str]:
-    """The persons of an event: a named subject, persons met before, named persons."""
-    participants = []
-    if (
-        subject is not None
-        and subject.kind == "person"
-        and subject.name
-        and not subject.name.endswith(f"'s {subject.relation}")
-    ):
-        participants.append(subject.name)
-    for tok in toks:
-        if tok.text in people and tok.text not in participants:
-            participants.append(tok.text)
-    for e in find_entities(clause):
-        if e.type == "person" and e.name not in participants and e.name != who:
-            participants.append(e.name)
-    return participants
 
 
 class EnglishExtractor:
