@@ -29,7 +29,11 @@ from .filters import RecordFilter
 __all__ = [
     "BM25_VECTOR",
     "CJK_VECTOR",
+    "DATETIME_FIELDS",
+    "DATETIME_INDEXES",
     "DENSE_VECTOR",
+    "FLOAT_INDEXES",
+    "KEYWORD_INDEXES",
     "MemoryStore",
     "PointData",
     "RouteHit",
@@ -37,6 +41,7 @@ __all__ = [
     "StoreBase",
     "hybrid_routes",
     "in_scope",
+    "scoped_points",
     "stable_order",
 ]
 

@@ -33,18 +33,8 @@ ALLOWLIST: dict[tuple[str, str, str], str] = {
     ("_opening", "_shared", "reusable_embedder"): "funnel",  # _opening.py
     ("working", "errors", "pydantic_reason"): "funnel",  # layers/working.py
     ("scoring", "intent", "WEIGHT_KEYS"): "funnel",  # retrieval/scoring.py
-    ("edge", "base", "DATETIME_FIELDS"): "funnel",  # stores/edge.py
-    ("edge", "base", "DATETIME_INDEXES"): "funnel",  # stores/edge.py
-    ("edge", "base", "FLOAT_INDEXES"): "funnel",  # stores/edge.py
-    ("edge", "base", "KEYWORD_INDEXES"): "funnel",  # stores/edge.py
-    ("edge", "base", "scoped_points"): "funnel",  # stores/edge.py
     ("filters", "_validation", "INT64_MAX"): "funnel",  # stores/filters.py
     ("filters", "_validation", "INT64_MIN"): "funnel",  # stores/filters.py
-    ("qdrant", "base", "DATETIME_FIELDS"): "funnel",  # stores/qdrant.py
-    ("qdrant", "base", "DATETIME_INDEXES"): "funnel",  # stores/qdrant.py
-    ("qdrant", "base", "FLOAT_INDEXES"): "funnel",  # stores/qdrant.py
-    ("qdrant", "base", "KEYWORD_INDEXES"): "funnel",  # stores/qdrant.py
-    ("qdrant", "base", "scoped_points"): "funnel",  # stores/qdrant.py
     # lead (no owner this session)
     ("config", "errors", "pydantic_reason"): "lead (no owner this session)",  # config.py
     ("intent", "errors", "pydantic_reason"): "lead (no owner this session)",  # retrieval/intent.py
