@@ -37,7 +37,13 @@ from .errors import ValidationError
 from .records import Entity, MemoryRecord
 from .results import DeleteReport
 
-__all__ = ["ROUTES", "Call", "Route", "call"]
+__all__ = [
+    "ROUTES",
+    "Call",
+    "Route",
+    "call",
+    "query_params",
+]
 
 _R = TypeVar("_R")
 
@@ -58,7 +64,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _query(**params: Any) -> dict[str, str]:
+def query_params(**params: Any) -> dict[str, str]:
     """Query parameters: ``None`` left out, booleans as ``true`` / ``false``, dicts as JSON."""
     out: dict[str, str] = {}
     for k, v in params.items():
@@ -115,7 +121,7 @@ class Route(Generic[_R]):
                 args[name] = encode(args[name])
         if self.in_body:
             return Call(self.method, path, self.read, json=_body(**args))
-        return Call(self.method, path, self.read, _query(**args))
+        return Call(self.method, path, self.read, query_params(**args))
 
 
 _FORMAT = string.Formatter()

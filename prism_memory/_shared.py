@@ -39,7 +39,16 @@ from .errors import ConfigError
 from .records import MemoryRecord, Scope
 from .stores import MemoryStore
 
-__all__ = ["PathSlot", "ScopeLocks", "SharedStore", "WriteBus", "WriteEvent", "path_slot"]
+__all__ = [
+    "PathSlot",
+    "ScopeLocks",
+    "SharedStore",
+    "StoreIdentity",
+    "WriteBus",
+    "WriteEvent",
+    "path_slot",
+    "reusable_embedder",
+]
 
 
 @dataclass(frozen=True)

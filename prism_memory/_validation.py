@@ -21,15 +21,18 @@ from .records import (
     Scope,
     Source,
     Trust,
-    _as_utc,
+    as_utc,
     make_record_id,
     utcnow,
 )
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "MAX_JSON_DEPTH",
     "MAX_SPEAKER_CHARS",
     "MAX_TEXT_CHARS",
+    "check_depth",
     "check_json_dict",
     "check_record",
     "check_speaker",
@@ -38,6 +41,7 @@ __all__ = [
     "check_utc",
     "coerce_enum",
     "has_visible_text",
+    "nesting_depth",
     "new_record",
 ]
 
@@ -258,7 +262,7 @@ def check_text(text: Any, what: str = "text") -> str:
 def check_utc(value: datetime, what: str) -> datetime:
     """``value`` in UTC (naive = UTC); a time that leaves years 1-9999 in UTC is refused."""
     try:
-        return _as_utc(value)
+        return as_utc(value)
     except ValueError:
         raise ValidationError(
             f"{what} {value.isoformat()} falls outside years 1-9999 once converted to UTC; "

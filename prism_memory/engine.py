@@ -35,7 +35,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ._opening import open_path, open_store, store_cjk_embedder
 from ._shared import SharedStore, WriteEvent
@@ -58,7 +58,9 @@ from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
 from .stores import MemoryStore, PointData, RecordFilter
 from .stores.filters import Condition
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not evaluated
+    from typing import Unpack
+
     from .safety.poisoning import ScreenVerdict
 
 __all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text"]

@@ -24,6 +24,7 @@ __all__ = [
     "StoreLockedError",
     "StoreUnavailableError",
     "ValidationError",
+    "pydantic_reason",
 ]
 
 

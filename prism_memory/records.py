@@ -39,6 +39,7 @@ __all__ = [
     "Source",
     "Status",
     "Trust",
+    "as_utc",
     "is_record_id",
     "make_record_id",
     "next_content_id",
@@ -58,10 +59,10 @@ def utcnow() -> datetime:
 
 
 @overload
-def _as_utc(value: datetime) -> datetime: ...
+def as_utc(value: datetime) -> datetime: ...
 @overload
-def _as_utc(value: None) -> None: ...
-def _as_utc(value: datetime | None) -> datetime | None:
+def as_utc(value: None) -> None: ...
+def as_utc(value: datetime | None) -> datetime | None:
     """``value`` in UTC (naive = UTC); ``ValueError`` when UTC leaves years 1-9999."""
     if value is None:
         return None
@@ -378,7 +379,7 @@ class MemoryRecord(BaseModel):
     )
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
-        return _as_utc(value)
+        return as_utc(value)
 
     @model_validator(mode="after")
     def _fill(self) -> MemoryRecord:

@@ -34,7 +34,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _remote_calls as calls
 from . import wire
-from ._remote_calls import Call, _query
+from ._remote_calls import Call, query_params
 from ._transfer import ImportReport
 from ._validation import new_record
 from .errors import PrismError, ScopeError, StoreUnavailableError, ValidationError
@@ -139,6 +139,16 @@ def _async(
     _like(remote, method, f"a{name}")
     remote.__doc__ = f"Async :meth:`{name}`."
     return remote
+
+
+def _remote(
+    method: Callable[Concatenate[Memory, _P], _R],
+) -> tuple[
+    Callable[Concatenate[RemoteMemory, _P], _R],
+    Callable[Concatenate[RemoteMemory, _P], Coroutine[Any, Any, _R]],
+]:
+    """The blocking method and its async twin for ``Memory``'s ``method``."""
+    return _sync(method), _async(method)
 
 
 def _local(
@@ -271,70 +281,38 @@ class RemoteMemory:
     #: Validate arguments into a :class:`MemoryRecord` (no I/O), as ``Memory.build_record``.
     build_record = staticmethod(new_record)
 
-    # -- the public methods: Memory's, one request each (sync and async) ----------------------
-    add = _sync(Memory.add)
-    add_many = _sync(Memory.add_many)
-    get = _sync(Memory.get)
-    list = _sync(Memory.list)
-    count = _sync(Memory.count)
-    update = _sync(Memory.update)
-    release = _sync(Memory.release)
-    stats = _sync(Memory.stats)
-    delete = _sync(Memory.delete)
-    delete_all = _sync(Memory.delete_all)
-    delete_by_source = _sync(Memory.delete_by_source)
-    remember = _sync(Memory.remember)
-    remember_fact = _sync(Memory.remember_fact)
-    buffer = _sync(Memory.buffer)
-    history = _sync(Memory.history)
-    session_turns = _sync(Memory.session_turns)
-    restore = _sync(Memory.restore)
-    flush_buffer = _sync(Memory.flush_buffer)
-    end_session = _sync(Memory.end_session)
-    task = _sync(Memory.task)
-    consolidate = _sync(Memory.consolidate)
-    forget = _sync(Memory.forget)
-    touch = _sync(Memory.touch)
-    resume_extraction = _sync(Memory.resume_extraction)
-    search = _sync(Memory.search)
-    recall = _sync(Memory.recall)
-    feedback = _sync(Memory.feedback)
-    register_intent = _sync(Memory.register_intent)  # type: ignore[arg-type]  # **fields
-    flush_access = _sync(Memory.flush_access)
-    purge = _sync(Memory.purge)
-    flush = _sync(Memory.flush)
-
-    aadd = _async(Memory.add)
-    aadd_many = _async(Memory.add_many)
-    aget = _async(Memory.get)
-    alist = _async(Memory.list)
-    acount = _async(Memory.count)
-    aupdate = _async(Memory.update)
-    arelease = _async(Memory.release)
-    astats = _async(Memory.stats)
-    adelete = _async(Memory.delete)
-    adelete_all = _async(Memory.delete_all)
-    adelete_by_source = _async(Memory.delete_by_source)
-    aremember = _async(Memory.remember)
-    aremember_fact = _async(Memory.remember_fact)
-    abuffer = _async(Memory.buffer)
-    ahistory = _async(Memory.history)
-    asession_turns = _async(Memory.session_turns)
-    arestore = _async(Memory.restore)
-    aflush_buffer = _async(Memory.flush_buffer)
-    aend_session = _async(Memory.end_session)
-    atask = _async(Memory.task)
-    aconsolidate = _async(Memory.consolidate)
-    aforget = _async(Memory.forget)
-    atouch = _async(Memory.touch)
-    aresume_extraction = _async(Memory.resume_extraction)
-    asearch = _async(Memory.search)
-    arecall = _async(Memory.recall)
-    afeedback = _async(Memory.feedback)
-    aregister_intent = _async(Memory.register_intent)  # type: ignore[arg-type]  # **fields
-    aflush_access = _async(Memory.flush_access)
-    apurge = _async(Memory.purge)
-    aflush = _async(Memory.flush)
+    # -- the public methods: Memory's, one request each (the sync method and its async twin)
+    add, aadd = _remote(Memory.add)
+    add_many, aadd_many = _remote(Memory.add_many)
+    get, aget = _remote(Memory.get)
+    list, alist = _remote(Memory.list)
+    count, acount = _remote(Memory.count)
+    update, aupdate = _remote(Memory.update)
+    release, arelease = _remote(Memory.release)
+    stats, astats = _remote(Memory.stats)
+    delete, adelete = _remote(Memory.delete)
+    delete_all, adelete_all = _remote(Memory.delete_all)
+    delete_by_source, adelete_by_source = _remote(Memory.delete_by_source)
+    remember, aremember = _remote(Memory.remember)
+    remember_fact, aremember_fact = _remote(Memory.remember_fact)
+    buffer, abuffer = _remote(Memory.buffer)
+    history, ahistory = _remote(Memory.history)
+    session_turns, asession_turns = _remote(Memory.session_turns)
+    restore, arestore = _remote(Memory.restore)
+    flush_buffer, aflush_buffer = _remote(Memory.flush_buffer)
+    end_session, aend_session = _remote(Memory.end_session)
+    task, atask = _remote(Memory.task)
+    consolidate, aconsolidate = _remote(Memory.consolidate)
+    forget, aforget = _remote(Memory.forget)
+    touch, atouch = _remote(Memory.touch)
+    resume_extraction, aresume_extraction = _remote(Memory.resume_extraction)
+    search, asearch = _remote(Memory.search)
+    recall, arecall = _remote(Memory.recall)
+    feedback, afeedback = _remote(Memory.feedback)
+    register_intent, aregister_intent = _remote(Memory.register_intent)  # type: ignore[arg-type]  # **fields
+    flush_access, aflush_access = _remote(Memory.flush_access)
+    purge, apurge = _remote(Memory.purge)
+    flush, aflush = _remote(Memory.flush)
 
     # -- export / import: streamed to and from local files ----------------------------------
     def _export(self, args: dict[str, Any]) -> int:
@@ -348,7 +326,7 @@ class RemoteMemory:
                 f"cannot export to {target}: the directory {target.parent} does not exist; "
                 "create it first or pick another path"
             )
-        params = _query(**args)
+        params = query_params(**args)
         tmp = target.with_name(target.name + ".tmp")
         try:
             with self._client.stream("GET", "/v1/export", params=params) as r:
@@ -377,7 +355,7 @@ class RemoteMemory:
         progress = args.pop("progress")
         if not source.is_file():
             raise ValidationError(f"cannot import {source}: no such file")
-        params = _query(**args)
+        params = query_params(**args)
 
         def chunks() -> Any:
             with open(source, "rb") as fh:

@@ -27,8 +27,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .clauses import is_reply_instruction, lemma, third_person
-from .lexicon import CHANGE_VERBS, RELATIONS
+from .clauses import is_reply_instruction
+from .english_words import lemma, third_person
+from .lexicon_life import (
+    RELATIONS,
+)
+from .lexicon_verbs import (
+    CHANGE_VERBS,
+)
 from .sentences import expand_contractions, is_cjk, speech_act
 from .zh_lexicon import ZH_RELATIONS
 

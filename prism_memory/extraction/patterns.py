@@ -4,7 +4,7 @@ They are generic language patterns (money amounts, "my budget is", "I can spend 
 "我的预算是", words that are capitalised without being names), never tuned to any evaluation
 data. What one reader alone uses stays next to its logic: the clause readers' patterns in
 ``clauses.py`` and ``chinese.py``, the turn cues in ``rules.py``, the person patterns in
-``entities.py``; word lists are in ``lexicon.py`` and ``zh_lexicon.py``.
+``entities.py``; word lists are in ``lexicon_*.py`` and ``zh_lexicon.py``.
 
 Example:
     >>> m = BUDGET[0].search("My budget is about $400 a night")

@@ -44,11 +44,12 @@ class StatedFacts:
         text: str,
         scope: Scope,
         *,
-        kind: Kind | str = Kind.FACT,
-        source: Source | str = Source.ASSISTANT,
-        source_ids: Sequence[str] = (),
-        surface: str | None = None,
+        kind: Kind | str,
+        source: Source | str,
+        source_ids: Sequence[str],
+        surface: str | None,
     ) -> RememberResult:
+        """The fact through the rule extractor and reconciliation; the text kept unless said."""
         self.engine.check_open()
         meta = {"surface": surface} if surface else {}
         statement = self.engine.build_record(

@@ -17,7 +17,7 @@ Design:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
@@ -27,7 +27,9 @@ from ..extraction.schemas import SchemaRegistry, SchemaSpec
 from ..records import Kind, Layer, Scope, Source, make_record_id
 from ..results import RecordChange, RememberResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not evaluated
+    from typing import Unpack
+
     from ..engine import Engine
 
 __all__ = [

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import TypeAdapter
 
-from ..extraction.clauses import third_person
+from ..extraction.english_words import third_person
 from ..extraction.rules import score_importance
 from ..extraction.sentences import is_cjk, speech_act, split_sentences
 from ..llm.summaries import reflect_with_llm, summarise_with_llm

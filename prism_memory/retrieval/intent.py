@@ -27,7 +27,13 @@ from pydantic import ValidationError as PydanticValidationError
 from ..errors import ValidationError, pydantic_reason
 from ..records import Kind, Layer, normalize_entity
 
-__all__ = ["Intent", "IntentRegistry", "analyze_query", "parse_time_range"]
+__all__ = [
+    "WEIGHT_KEYS",
+    "Intent",
+    "IntentRegistry",
+    "analyze_query",
+    "parse_time_range",
+]
 
 WEIGHT_KEYS = ("semantic", "fresh", "task", "utility", "importance")
 

@@ -34,7 +34,7 @@ from .cache import scopes_overlap
 __all__ = ["NAME_NEUTRAL_FIELDS", "NameCounts", "ScopeNames", "known_names"]
 
 _FACET_LIMIT = 2000
-_ADOPT_TRIES = 4  # inserts into a new-looking scope before its count must have agreed
+_ADOPT_TRIES = 4  # insert events into a new-looking scope before its count must agree
 # payload fields whose change alters no speaker, entity key or visibility (status, trust)
 NAME_NEUTRAL_FIELDS = frozenset(
     {
@@ -91,7 +91,7 @@ class ScopeNames:
         self._tracked: dict[str, NameCounts] = {}
         # scopes this process saw begin, counted from their inserts until one count of the
         # store agrees (then tracked); scopes that held other records are settled (facets)
-        self._pending: dict[str, tuple[NameCounts, set[str]]] = {}
+        self._pending: dict[str, tuple[NameCounts, set[str], list[int]]] = {}
         self._settled: set[str] = set()
         self._lock = threading.Lock()
         self.facet_reads = 0  # how many scopes were read from the store (tests, profiles)
@@ -168,7 +168,8 @@ class ScopeNames:
             with self._lock:
                 if key in self._tracked or key in self._settled:
                     continue
-                counts, ids = self._pending.setdefault(key, (NameCounts(cand), set()))
+                counts, ids, tries = self._pending.setdefault(key, (NameCounts(cand), set(), [0]))
+                tries[0] += 1
                 for record in inserted:
                     if (
                         record.id not in ids
@@ -184,7 +185,7 @@ class ScopeNames:
                     continue
                 if stored == wanted == len(self._pending[key][1]):
                     self._tracked[key] = self._pending.pop(key)[0]
-                elif stored > wanted and len(self._pending[key][1]) >= _ADOPT_TRIES:
+                elif stored > wanted and tries[0] >= _ADOPT_TRIES:
                     self._settled.add(key)
                     del self._pending[key]
 

@@ -40,9 +40,9 @@ TIE_MARGIN = 8  # extra hits fetched per route so a tie at the cut can be resolv
 
 
 def _iso(value: object) -> str:
-    from ..stores.filters import _to_iso
+    from ..stores.filters import to_iso
 
-    return _to_iso(value, "event_time")
+    return to_iso(value, "event_time")
 
 
 def strict_filter(intent: Intent, strictness: float) -> RecordFilter:

@@ -40,7 +40,9 @@ from ._normalize import read_views
 
 __all__ = [
     "DIM",
+    "MIN_WORDS",
     "THRESHOLD_GRID",
+    "WORD",
     "ScreenModel",
     "decide",
     "featurize",
@@ -53,7 +55,7 @@ DIM_BITS = 18
 DIM = 1 << DIM_BITS
 FORMAT_VERSION = 3  # 3: short texts are damped (MIN_WORDS, MIN_CHAR_GRAMS)
 
-_WORD = re.compile(r"\w+")
+WORD = re.compile(r"\w+")
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 _SHIFT = np.uint64(64 - DIM_BITS)
 _CHAR_NS = (3, 4, 5)
@@ -104,7 +106,7 @@ def featurize(views: Sequence[str], source: str) -> tuple[IndexArray, FloatArray
             seen.append(folded)
     words: set[int] = set()
     for v in seen:
-        toks = _WORD.findall(v)
+        toks = WORD.findall(v)
         words.update(zlib.crc32(t.encode("utf-8")) & _MASK for t in toks)
         words.update(zlib.crc32(f"{a} {b}".encode()) & _MASK for a, b in pairwise(toks))
     chars = np.unique(_char_buckets("\x00".join(f" {' '.join(v.split())} " for v in seen)))

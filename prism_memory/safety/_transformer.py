@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ._model import _WORD, MIN_WORDS
+from ._model import MIN_WORDS, WORD
 
 __all__ = ["INSTALL", "TransformerScreen", "TransformerUnavailable", "load", "sigmoid"]
 
@@ -57,7 +57,7 @@ class TransformerScreen:
             return []
         logits = self._runner.logits([f"{source}: {text}" for text, source in pairs])
         return [
-            sigmoid(float(z) * min(1.0, len(_WORD.findall(text)) / MIN_WORDS))
+            sigmoid(float(z) * min(1.0, len(WORD.findall(text)) / MIN_WORDS))
             for z, (text, _) in zip(logits, pairs)
         ]
 

@@ -45,6 +45,7 @@ __all__ = [
     "authorize",
     "check_bind",
     "default_scope",
+    "is_loopback",
     "load_keys",
     "require_admin",
 ]

@@ -25,6 +25,8 @@ __all__ = [
     "RecallBody",
     "ReleaseBody",
     "RememberBody",
+    "RememberFactBody",
+    "RestoreBody",
     "ScopeBody",
     "SearchBody",
     "TaskBody",

@@ -32,7 +32,13 @@ from .._validation import INT64_MAX, INT64_MIN, check_string
 from ..errors import ValidationError
 from ..records import is_record_id, normalize_entity
 
-__all__ = ["DOLLAR_OPS", "Condition", "RecordFilter", "parse_filters"]
+__all__ = [
+    "DOLLAR_OPS",
+    "Condition",
+    "RecordFilter",
+    "parse_filters",
+    "to_iso",
+]
 
 Op = Literal["eq", "any", "range", "empty"]
 
@@ -101,7 +107,7 @@ class RecordFilter:
         return RecordFilter(must=[Condition(key, "any", list(values))])
 
 
-def _to_iso(value: Any, key: str) -> str:
+def to_iso(value: Any, key: str) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
@@ -121,7 +127,7 @@ def _to_iso(value: Any, key: str) -> str:
         )
     if isinstance(value, str):
         try:
-            return _to_iso(datetime.fromisoformat(value.replace("Z", "+00:00")), key)
+            return to_iso(datetime.fromisoformat(value.replace("Z", "+00:00")), key)
         except ValueError:
             pass
     raise ValidationError(f"filter {key!r} needs a datetime or an ISO-8601 string, got {value!r}")
@@ -134,7 +140,7 @@ def _range(key: str, spec: dict[str, Any]) -> Condition:
             f"filter {key!r}: range keys must be among gt, gte, lt, lte; got {sorted(spec)}"
         )
     if key in _DATETIME_KEYS:
-        return Condition(key, "range", {op: _to_iso(v, key) for op, v in spec.items()})
+        return Condition(key, "range", {op: to_iso(v, key) for op, v in spec.items()})
     out: dict[str, float] = {}
     for op, v in spec.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)):

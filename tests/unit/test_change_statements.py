@@ -13,7 +13,7 @@ from prism_memory.extraction.change import (
     is_change_statement,
     told,
 )
-from prism_memory.extraction.clauses import third_person
+from prism_memory.extraction.english_words import third_person
 from prism_memory.lifecycle.consolidate import mark_changed
 from prism_memory.records import MemoryRecord, Status
 from prism_memory.versions import build_history

@@ -194,7 +194,7 @@ def test_event_of_a_meeting_said_in_april_is_dated_in_the_coming_may() -> None:
 
 
 # -- general mechanisms (#18): examples written for these tests ---------------------------
-from prism_memory.extraction.clauses import normalize_attribute, third_person  # noqa: E402
+from prism_memory.extraction.english_words import normalize_attribute, third_person  # noqa: E402
 from prism_memory.extraction.reconcile import accumulate  # noqa: E402
 from prism_memory.extraction.schemas import SchemaRegistry  # noqa: E402
 from prism_memory.extraction.sentences import (  # noqa: E402

@@ -27,36 +27,7 @@ ROOTS = ("prism_memory", "langchain_prism", "llamaindex_prism")
 
 #: (importing file stem, imported module stem, name) -> owner of the importing file this session;
 #: keyed by stems so that an entry survives its module moving to another folder
-ALLOWLIST: dict[tuple[str, str, str], str] = {
-    # funnel
-    ("_opening", "_shared", "StoreIdentity"): "funnel",  # _opening.py
-    ("_opening", "_shared", "reusable_embedder"): "funnel",  # _opening.py
-    ("working", "errors", "pydantic_reason"): "funnel",  # layers/working.py
-    ("scoring", "intent", "WEIGHT_KEYS"): "funnel",  # retrieval/scoring.py
-    ("filters", "_validation", "INT64_MAX"): "funnel",  # stores/filters.py
-    ("filters", "_validation", "INT64_MIN"): "funnel",  # stores/filters.py
-    # lead (no owner this session)
-    ("config", "errors", "pydantic_reason"): "lead (no owner this session)",  # config.py
-    ("intent", "errors", "pydantic_reason"): "lead (no owner this session)",  # retrieval/intent.py
-    (
-        "_transformer",
-        "_model",
-        "MIN_WORDS",
-    ): "lead (no owner this session)",  # safety/_transformer.py
-    ("_transformer", "_model", "_WORD"): "lead (no owner this session)",  # safety/_transformer.py
-    ("routes", "errors", "pydantic_reason"): "lead (no owner this session)",  # server/routes.py
-    ("routes", "models", "RememberFactBody"): "lead (no owner this session)",  # server/routes.py
-    ("routes", "models", "RestoreBody"): "lead (no owner this session)",  # server/routes.py
-    ("validation", "_validation", "check_depth"): "lead (no owner this session)",  # validation.py
-    ("validation", "_validation", "nesting_depth"): "lead (no owner this session)",  # validation.py
-    # sigs
-    ("_transfer", "errors", "pydantic_reason"): "sigs",  # _transfer.py
-    ("_validation", "records", "_as_utc"): "sigs",  # _validation.py
-    ("remote", "_remote_calls", "_query"): "sigs",  # remote.py
-    # stages
-    ("routes", "filters", "_to_iso"): "stages",  # retrieval/routes.py
-    ("app", "auth", "is_loopback"): "stages",  # server/app.py
-}
+ALLOWLIST: dict[tuple[str, str, str], str] = {}
 
 
 class Import(NamedTuple):

@@ -62,6 +62,15 @@ def test_a_scope_begun_in_this_process_is_never_read_by_facets(tmp_path: Path) -
     with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
         names = m._recall.names
         m.add("Ana lives in Porto", user_id="old", entities=["Porto"])
+        # one call that writes many turns and the facts drawn from them (several events)
+        m.remember(
+            [
+                {"role": "user", "name": "Sam", "content": f"I visited Porto on day {i}."}
+                for i in range(6)
+            ],
+            user_id="u",
+            session_id="s-many",
+        )
         for i, (who, text) in enumerate(
             [("Priya", "Priya moved to Lisbon"), ("Tom", "Tom met Rex")]
         ):
@@ -104,3 +113,22 @@ def test_moving_turns_between_layers_keeps_the_counts(tmp_path: Path) -> None:
         scope = Scope(user_id="u")
         held = names.counts(scope)
         assert (dict(held.speakers), dict(held.entities), held.total) == _fresh(m, scope)
+
+
+def test_a_write_announced_in_parts_is_counted_once_all_parts_arrive(tmp_path: Path) -> None:
+    """One write's records announced in several events (turns, then the facts drawn from
+    them): the counts start when the last part arrives, and equal what facets read."""
+    with Memory(path=tmp_path / "s", embedder=FakeEmbedder()) as m:
+        records = [
+            m.add(f"Sam visited Porto on day {i}", user_id="u", entities=["Porto"], session_id="s")
+            for i in range(6)
+        ]
+        names = ScopeNames(m._engine.store, m._engine.visible_filter)
+        scope = Scope(user_id="u", session_id="s")
+        names.on_write(scope, records[:4])  # the store already holds all six
+        names.on_write(scope, records[4:])
+        held = names.counts(Scope(user_id="u"))
+        assert names.facet_reads == 0
+        assert (dict(held.speakers), dict(held.entities), held.total) == _fresh(
+            m, Scope(user_id="u")
+        )
