@@ -34,9 +34,10 @@ from typing import Any, BinaryIO
 
 from pydantic import ValidationError as PydanticValidationError
 
+from ._pydantic_errors import pydantic_reason
 from ._validation import check_record, check_text
 from .engine import Engine
-from .errors import ImportDataError, PrismError, ValidationError, pydantic_reason
+from .errors import ImportDataError, PrismError, ValidationError
 from .records import MemoryRecord, Scope, Source, Trust, is_record_id
 
 __all__ = ["ImportReport", "TransferAPI", "line_scopes"]

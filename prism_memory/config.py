@@ -13,7 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from .errors import ConfigError, pydantic_reason
+from ._pydantic_errors import pydantic_reason
+from .errors import ConfigError
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",

@@ -24,7 +24,6 @@ __all__ = [
     "StoreLockedError",
     "StoreUnavailableError",
     "ValidationError",
-    "pydantic_reason",
 ]
 
 
@@ -104,16 +103,3 @@ class PermissionDeniedError(ServiceError):
 class RequestLimitError(ServiceError):
     """A request to the memory service was larger (HTTP 413) or slower (HTTP 504) than the
     server's limits (``prism serve --max-body-bytes / --request-timeout``)."""
-
-
-def pydantic_reason(exc: Exception) -> str:
-    """The first error of a pydantic ``ValidationError`` as ``field: reason`` (one line), the
-    message of a PRISM error a validator raised when there is one."""
-    errors = getattr(exc, "errors", None)
-    if not callable(errors) or not errors():
-        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    err = errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ())) or "value"
-    cause = err.get("ctx", {}).get("error")
-    reason = str(cause) if isinstance(cause, Exception) else err.get("msg", "invalid")
-    return f"{where}: {reason}"[:300]

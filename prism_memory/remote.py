@@ -4,8 +4,9 @@ Design:
 - Same methods, signatures and return types as :class:`~prism_memory.Memory` (sync, and the
   ``a``-prefixed async twins), so code and adapters written for ``Memory`` run unchanged
   against a service shared by several processes. No signature is written here: each method is
-  made from the ``Memory`` method of its name (:func:`_sync` / :func:`_async`: its
-  ``inspect.signature``, docstring and, for mypy, its parameter types), binds its arguments
+  made from the ``Memory`` method of its name (:func:`_remote` gives the blocking method and
+  its async twin: its ``inspect.signature``, docstring and, for mypy, its parameter types),
+  binds its arguments
   to that signature and sends the :class:`~prism_memory._remote_calls.Call` that
   ``_remote_calls.ROUTES`` makes of them (``httpx.Client`` / ``httpx.AsyncClient``). Export and
   import stream local files (:func:`_local` gives them ``Memory``'s signature too).

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .clauses import is_reply_instruction
+from .english_clause_rules import is_reply_instruction
 from .english_words import lemma, third_person
 from .lexicon_life import (
     RELATIONS,

@@ -1,22 +1,22 @@
 """English clause analysis: who a statement is about, what it says, and the records it yields.
 
 Design:
-- A clause (``sentences.split_clauses``) is read as *subject + predicate*. The subject is the
-  speaker ("I", "we"), a named person ("my sister Anna", "Mr. Okafor", a name met before, a
-  "he"/"she" that follows one), a pet, or something the speaker owns ("my rent", "our lease").
-  Words before the subject ("For short trips I prefer trains", "Since my office moved I take
-  the train") are an adverbial and are skipped.
-- The predicate is parsed into auxiliaries (negation, modality, tense, aspect, habitual
-  adverbs) and a main verb (lemma + particle). Rules over (subject, predicate) give:
-  preferences (like / dislike / avoid / need), *slot* facts that hold one value at a time
-  ("home city", "occupation", "workplace", "diet", "salary", "budget", "car", "commute",
-  "<thing> dose", "number of <things>", "favourite <category>", "<my thing>": keyed by
-  subject + normalised attribute, so a later value supersedes), *statements* that can hold many
+- ``EnglishExtractor`` reads the English sentences of one turn clause by clause
+  (``sentences.split_clauses``) as *subject + predicate*, and composes the parts that live in
+  their own modules: the subject (``english_subjects.SubjectReader``: the speaker, a named
+  person, a "he"/"she" that follows one, a pet, something the speaker owns; words before the
+  subject are an adverbial), the predicate (``english_predicate``: auxiliaries for negation,
+  modality, tense, aspect and habit, and a main verb), the words and values
+  (``english_words``).
+- This module holds the rules over (subject, predicate): preferences (like / dislike / avoid /
+  need), *slot* facts that hold one value at a time ("home city", "occupation", "diet",
+  "<thing> dose", "<my thing>": keyed by subject + normalised attribute, so a later value
+  supersedes; the standalone slot rules are ``english_slots``), *statements* that can hold many
   values ("plays bass", "speaks Arabic"; keyed with their value) and dated events.
-- Clause-level patterns run whatever the subject: changes ("HR moved my review to Monday",
-  "the landlord raised our rent to 1,950", "the Madrid flight is now on March 19") give the new
-  value and the words of what it replaces (``FactCandidate.retire``); requests ("call me Sam",
-  "oat milk, please"); budgets; favourites.
+- Clause-level rules run whatever the subject (``english_clause_rules``): changes ("HR moved
+  my review to Monday") give the new value and the words of what it replaces
+  (``FactCandidate.retire``); requests ("call me Sam", "oat milk, please"); budgets;
+  favourites; counts.
 - Modality decides: a wish, a hedge ("I'd probably"), a plan without a date, a thought ("I
   think") states no fact; a plan with a date is an event. A statement about someone else is
   attributed to them, never to the speaker.
@@ -30,9 +30,17 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from ..records import Entity
 from .candidate import FactCandidate
 from .dates import TimeMention, find_times
+from .english_clause_rules import (
+    budgets,
+    counts,
+    favourites,
+    next_thing,
+    requests,
+    stated_changes,
+)
+from .english_events import dated_event, eventful
 from .english_predicate import Pred, Subject, VerbGroup
 from .english_slots import (
     SALARY,
@@ -40,16 +48,13 @@ from .english_slots import (
     copula_state,
     fact_candidate,
     history_slot,
-    possessed_subject,
     preference_candidate,
     residence_slot,
     routine_slot,
-    stated_change,
     states_something,
-    tidy_event_text,
-    without_date_words,
     work_slot,
 )
+from .english_subjects import SubjectReader
 from .english_words import (
     Tok,
     clean_obj,
@@ -61,43 +66,26 @@ from .english_words import (
     normalize_attribute,
     possessive_value,
     singular_noun,
-    starts_clause,
     strip_article,
-    third_person,
     third_singular,
     tokens,
-    topic_words,
     without_times,
 )
-from .entities import find_entities
 from .lexicon_grammar import (
     ADVERBS,
     DETERMINERS,
-    KIN_MODIFIERS,
-    KIN_RELATION_MODIFIERS,
     NEW_CLAUSE_AFTER_AND,
-    NO_EVENT_OPENERS,
-    NOT_LOWER,
     OBJ_STOP,
-    OPENERS,
-    PREPOSITIONS,
     PRONOUN_OBJECTS,
-    SUBORDINATORS,
-    TITLES,
 )
 from .lexicon_life import (
-    PETS,
     RELATIONS,
 )
 from .lexicon_nouns import (
     ABSTRACT_NOUNS,
-    COUNT_AFTER,
     EMOTION,
     EVALUATIVE,
-    NON_PERSON_SUBJECTS,
     PLACE_WORDS,
-    TIME_WORDS,
-    UNIT_NOUNS,
 )
 from .lexicon_verbs import (
     ACQUIRE_VERBS,
@@ -109,95 +97,10 @@ from .lexicon_verbs import (
     LIKE_VERBS,
     TRAVEL_VERBS,
 )
-from .patterns import BUDGET, NOT_NAMES, read_money
-from .sentences import drop_quotes, expand_contractions, is_cjk, speech_act, split_clauses
+from .patterns import read_money
+from .sentences import drop_quotes, expand_contractions, speech_act, split_clauses
 
-__all__ = ["EnglishExtractor", "is_reply_instruction"]
-_NEEDS = re.compile(
-    r"^\s*(?:an?\s+|some\s+)?(?P<obj>[\w][\w' -]{1,60}?)\s*,?\s+please\s*$|"
-    r"^\s*(?:please\s+)?(?:book|get|reserve|find)\s+me\s+(?:an?\s+|some\s+)?(?P<obj2>[^,;]{2,60})$",
-    re.I,
-)
-# a standing instruction on how the assistant communicates ("Please reply to me in Spanish",
-# "From now on respond only in French"): an imperative of a verb of communicating
-_REPLY_STYLE = re.compile(
-    r"^\s*(?:(?:please|kindly|from\s+now\s+on|going\s+forward|in\s+future|always|only)"
-    r"\s*,?\s+)*(?P<verb>reply|respond|answer|write|talk|speak|explain|address)\s+"
-    r"(?:(?:back\s+)?to\s+(?:me|us)\s+)?(?P<rest>(?:only\s+|always\s+)?(?:in|with|using|as)\s+"
-    r"[^.?!;]{2,60}?)\s*(?:,?\s*please)?\s*$",
-    re.I,
-)
-
-_STANDING = re.compile(
-    r"\b(?:please|kindly|from\s+now\s+on|going\s+forward|in\s+future|always|only)\b", re.I
-)
-_WH = re.compile(r"\b(?:how|what|why|which|who|whether|if|when|where)\b", re.I)
-
-
-def is_reply_instruction(text: str) -> bool:
-    """Whether ``text`` tells the assistant how to reply ("From now on respond only in
-    French"): an instruction of the speaker, about the speaker's own preference.
-
-    >>> is_reply_instruction("Please reply to me in Spanish"), is_reply_instruction("I reply fast")
-    (True, False)
-    """
-    m = _REPLY_STYLE.match(text.strip().rstrip(".!"))
-    return (
-        m is not None
-        and _STANDING.search(text) is not None  # a standing instruction, not a one-off task
-        and _WH.search(m.group("rest")) is None  # "explain in detail how X works" is a task
-    )
-
-
-_CALL_ME = re.compile(
-    r"\b(?i:(?:please\s+)?call\s+me|I\s+go\s+by|my\s+(?:nick)?name\s+is|I\s+am\s+called|"
-    r"everyone\s+calls\s+me|friends\s+call\s+me|you\s+can\s+call\s+me)\s+"
-    r"(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)",
-)
-_FAVOURITE_A = re.compile(
-    r"^(?:and\s+)?(?P<obj>[A-Z\d][^,;]{0,50}?)\s+(?:is|are)\s+(?:definitely\s+|still\s+|easily\s+|"
-    r"probably\s+|totally\s+)?(?:my|our)\s+(?:all-time\s+|absolute\s+|new\s+|current\s+)?"
-    r"(?:favou?rite|weakness|thing|jam|go-to|guilty pleasure|comfort food|happy place)"
-    r"(?:\s+(?P<cat>[a-z]+(?:\s[a-z]+)?))?\s*(?:,|$)",
-    re.I,
-)
-_FAVOURITE_B = re.compile(
-    r"\b(?:my|our)\s+(?:all-time\s+|absolute\s+|new\s+|current\s+)?favou?rite\s+"
-    r"(?P<cat>[a-z][a-z ]{1,30}?)\s+(?:is|are|has been|was)\s+(?:still\s+|now\s+|definitely\s+)?"
-    r"(?P<obj>[^,;]{2,60})(?:,|$)",
-    re.I,
-)
-# "peanuts make me sick", "dairy doesn't agree with me": something the speaker avoids
-_MAKES_ME_ILL = re.compile(
-    r"^(?P<obj>[A-Za-z][\w' -]{1,40}?)\s+(?:makes?|gives?|made|give|gave)\s+me\s+(?:really\s+|so\s+|very\s+)?"
-    r"(?:sick|ill|nauseous|queasy|itchy|bloated|a\s+headache|headaches|migraines?|a\s+migraine|"
-    r"heartburn|a\s+rash|hives)\b|"
-    r"^(?P<obj2>[A-Za-z][\w' -]{1,40}?)\s+(?:does|do)\s+not\s+agree\s+with\s+me\b",
-    re.I,
-)
-# "Jazz is what I listen to most": a pseudo-cleft stating a preference
-_WHAT_I = re.compile(
-    r"^(?P<obj>[A-Za-z][\w' -]{1,40}?)\s+(?:is|are)\s+(?:what|all)\s+I\s+(?:usually\s+|mostly\s+|always\s+)?"
-    r"(?:listen\s+to|eat|drink|watch|read|play|use|wear|cook|order|buy|choose|pick|live\s+for)\b",
-    re.I,
-)
-_NEXT_THING = re.compile(
-    r"\b(?:get|getting|buy|buying|choose|choosing|chose|pick|picking|picked|go with|going with|"
-    r"leaning towards?|considering|ordered|order|bought|got|settled on|decided on|went with|"
-    r"thinking of getting|looking at)\s+(?:an?\s+|the\s+)?(?P<val>[^,;]{2,40}?)\s+(?:now\s+)?"
-    r"(?:as|for)\s+(?:my|our)\s+(?:next|new|future|first)\s+(?P<slot>[a-z][a-z ]{1,20}?)(?:\s+now)?$",
-    re.I,
-)
-_COUNT = re.compile(
-    r"(?<![\d.,])(?P<n>\d{1,6})\s+(?P<noun>[a-z][a-z-]{2,20})\b(?!\s+(?:old|of\s+(?:them|us)))",
-    re.I,
-)
-_LIST_TOPIC = re.compile(r"\b(?P<noun>[a-z]{3,20})\s+(?:list|count|number|total|tally)\b", re.I)
-_AT_NUMBER = re.compile(
-    r"\b(?:at|to|up to|down to|now)\s+(?P<n>\d{1,6})(?![\d.,%])"
-    r"(?!\s*(?:percent|dollars?|euros?|pounds?|bucks|kg|km|miles?|am|pm|o'clock)\b)",
-    re.I,
-)
+__all__ = ["EnglishExtractor"]
 _DOSE = re.compile(
     r"^on\s+(?P<dose>\d[\d.]*\s?(?:mg|mcg|g|ml|iu|units?)\b[^,;]*?)\s+of\s+(?P<drug>[a-z][\w-]+)",
     re.I,
@@ -226,8 +129,7 @@ class EnglishExtractor:
     def __init__(self, base: datetime, who: str | None, people: Iterable[str] = ()) -> None:
         self.base = base
         self.who = who  # the speaker's name (None: "user")
-        self.people = {p.lower(): p for p in people}
-        self.last_person: str | None = None
+        self.subjects = SubjectReader(who, people)
         self._sentence = ""
 
     # -- entry point --------------------------------------------------------------------
@@ -259,15 +161,15 @@ class EnglishExtractor:
         if not toks:
             return []
         times = [t for t in find_times(clause, self.base) if t.has_date]
-        subject = self._subject(toks)
+        subject = self.subjects.subject(toks)
         out: list[FactCandidate] = []
-        out.extend(self._persons(toks))
-        changed = self._changes(clause, times, subject)
+        out.extend(self.subjects.persons(toks))
+        changed = stated_changes(clause, times, self.who or "user", self.subjects.last_person)
         out.extend(changed)
-        out.extend(self._requests(clause))
-        out.extend(self._budget(clause))
-        out.extend(self._favourites(clause))
-        out.extend(self._next_thing(clause))
+        out.extend(requests(clause, self.who or "user"))
+        out.extend(budgets(clause, self.who or "user"))
+        out.extend(favourites(clause, self.who or "user"))
+        out.extend(next_thing(clause, self.who or "user"))
         pred = None
         if (
             subject is not None
@@ -283,13 +185,15 @@ class EnglishExtractor:
             pred = self._predicate(toks, subject.end)
             if pred is not None:
                 out.extend(self._predicate_rules(clause, toks, subject, pred, times))
-        out.extend(self._counts(clause, subject, self._sentence))
+        out.extend(counts(clause, subject, self._sentence, self.who or "user"))
         if (
             times
             and not any(c.schema == "Event" for c in changed)
-            and self._eventful(toks, subject, pred)
+            and eventful(toks, subject, pred)
         ):
-            event = self._event(clause, toks, subject, times)
+            event = dated_event(
+                clause, toks, subject, times, self.who, self.subjects.people.values()
+            )
             if event is not None:
                 out.append(event)
         has_slot = any(c.schema == "Fact" and not c.generic for c in out)
@@ -298,130 +202,6 @@ class EnglishExtractor:
         if has_slot or has_event or has_pref:
             out = [c for c in out if not c.generic]
         return out
-
-    # -- subjects -----------------------------------------------------------------------
-    def _subject(self, toks: list[Tok]) -> Subject | None:
-        """The clause's subject: of the subject-like spans (:meth:`_subject_spans`), those a
-        relative clause does not hide, the first (:meth:`_chosen_subject`); in a clause opened
-        by a subordinator, the "I" of the main clause after it, else the first, marked
-        subordinate."""
-        found, first_self = self._subject_spans(toks)
-        lead = toks[0].low
-        fronted = lead in PREPOSITIONS or lead in SUBORDINATORS or lead in OPENERS
-        # "the support I got made a difference", "This book I read": an "I" right after a noun
-        # phrase is a relative clause, unless the clause opens with an adverbial ("For short
-        # trips I prefer trains", "In the end I ordered")
-        found = [
-            s
-            for s in found
-            if s.kind != "self" or s.start == 0 or fronted or starts_clause(toks, s.start)
-        ]
-        found = [s for s in found if s.kind != "possessed" or starts_clause(toks, s.start)]
-        if not found:
-            return None
-        if lead in SUBORDINATORS:
-            selves = [s for s in found if s.kind == "self" and s.start > 1]
-            if len(found) > 1 and selves:
-                return selves[-1]  # "Since my office moved, I take the train"
-            found[0].subordinate = True
-        return self._chosen_subject(toks, found[0], first_self)
-
-    def _subject_spans(self, toks: list[Tok]) -> tuple[list[Subject], Subject | None]:
-        """Every span that can be a subject ("I", "we", "my sister Anna", "my rent", "she" for
-        the last person named, "Dr. Lee", a person met before), in order, and the first "I"."""
-        first_self = None
-        found: list[Subject] = []
-        n = len(toks)
-        for i, t in enumerate(toks):
-            if t.text == "I" or t.low == "we":
-                s = Subject("self", None, start=i, end=i + 1)
-                found.append(s)
-                if first_self is None:
-                    first_self = s
-            elif t.low in ("my", "our") and i + 1 < n:
-                s2 = self._possessive_subject(toks, i)
-                if s2 is not None:
-                    found.append(s2)
-            elif t.low in ("he", "she") and self.last_person:
-                found.append(Subject("person", self.last_person, start=i, end=i + 1, pronoun=True))
-            elif t.low in TITLES and i + 1 < n and toks[i + 1].text[:1].isupper():
-                name = toks[i + 1].text
-                found.append(Subject("person", name, start=i, end=i + 2))
-            elif (
-                t.text[:1].isupper()
-                and t.low in self.people
-                and i + 1 < n
-                and (toks[i + 1].low not in PREPOSITIONS)
-            ):
-                found.append(Subject("person", self.people[t.low], start=i, end=i + 1))
-        return found, first_self
-
-    def _chosen_subject(
-        self, toks: list[Tok], chosen: Subject, first_self: Subject | None
-    ) -> Subject:
-        """``chosen``, except "My partner Tom and I" (the speaker's statement) and a possessed
-        thing after an "I" (the "I"); a chosen person becomes the last person named."""
-        if (
-            chosen.kind == "person"
-            and chosen.end + 1 < len(toks)
-            and toks[chosen.end].low in ("and", "&")
-            and (toks[chosen.end + 1].text == "I" or toks[chosen.end + 1].low == "we")
-        ):
-            # "My partner Tom and I want ...": the speaker's (shared) statement
-            return Subject("self", None, start=chosen.start, end=chosen.end + 2)
-        if chosen.kind == "person":
-            self.last_person = chosen.name
-        if (
-            chosen.kind == "possessed"
-            and chosen.start > 0
-            and first_self is not None
-            and first_self.start < chosen.start
-        ):
-            return first_self
-        return chosen
-
-    def _possessive_subject(self, toks: list[Tok], i: int) -> Subject | None:
-        """ "my sister Anna", "my boss", "our cat Miso", "my monthly rent" at index i."""
-        n = len(toks)
-        j = i + 1
-        mods = []
-        while j < n and toks[j].low in KIN_MODIFIERS:
-            mods.append(toks[j].low)
-            j += 1
-        if j >= n:
-            return None
-        word = toks[j].low
-        rel_word = word
-        if j + 1 < n and f"{word} {toks[j + 1].low}" in ("best friend", "grand kid"):
-            rel_word = f"{word} {toks[j + 1].low}"
-            j += 1
-        if word in RELATIONS or word in PETS:
-            kind = "pet" if word in PETS else "person"
-            relation = " ".join([*[m for m in mods if m in KIN_RELATION_MODIFIERS], rel_word])
-            return self._relative(toks, i, j, kind, relation)
-        return possessed_subject(toks, i, j)
-
-    def _relative(self, toks: list[Tok], i: int, j: int, kind: str, relation: str) -> Subject:
-        """A relative or a pet from "my" at ``i`` to its noun at ``j``: named ("my sister
-        (named) Anna Lee") or not ("my boss": the speaker's boss)."""
-        n = len(toks)
-        k = j + 1
-        if k < n and toks[k].low in ("named", "called"):
-            k += 1
-        if k < n and toks[k].low in TITLES:
-            k += 1
-        if k < n and toks[k].text[:1].isupper() and toks[k].text not in NOT_NAMES:
-            name_toks = [toks[k].text]
-            if k + 1 < n and toks[k + 1].text[:1].isupper() and toks[k + 1].text not in NOT_NAMES:
-                name_toks.append(toks[k + 1].text)
-            name = " ".join(name_toks)
-            if kind == "person":
-                self.last_person = name
-            return Subject(kind, name, relation, start=i, end=k + len(name_toks))
-        owner = self.who or "User"
-        if kind == "pet":
-            return Subject("pet", None, relation, start=i, end=j + 1)
-        return Subject("person", f"{owner}'s {relation}", relation, start=i, end=j + 1)
 
     # -- predicates ---------------------------------------------------------------------
     def _predicate(self, toks: list[Tok], i: int) -> Pred | None:
@@ -783,348 +563,3 @@ class EnglishExtractor:
             0.6,
             0.6,
         )
-
-    # -- clause-level patterns ----------------------------------------------------------
-    def _persons(self, toks: list[Tok]) -> list[FactCandidate]:
-        out = []
-        n = len(toks)
-        for i, t in enumerate(toks):
-            if t.low in ("my", "our"):
-                s = self._possessive_subject(toks, i)
-                if s is None:
-                    continue
-                if s.kind == "person" and s.name and not s.name.endswith(f"'s {s.relation}"):
-                    out.append(
-                        FactCandidate(
-                            "Person",
-                            {"name": s.name, "relationship": s.relation},
-                            0.8,
-                            0.6,
-                            [Entity(type="person", name=s.name)],
-                        )
-                    )
-                elif s.kind == "pet" and s.name:
-                    holder = self.who or "user"
-                    value = f"{s.relation} {s.name}"
-                    out.append(
-                        FactCandidate(
-                            "Fact",
-                            {"attribute": "pet", "value": value, "subject": holder},
-                            0.8,
-                            0.6,
-                            key=f"Fact|{holder.lower()}|pet|{s.name.lower()}",
-                        )
-                    )
-            elif t.low in TITLES and i + 1 < n and toks[i + 1].text[:1].isupper():
-                name = toks[i + 1].text
-                if name not in NOT_NAMES:
-                    self.last_person = name
-                    out.append(
-                        FactCandidate(
-                            "Person", {"name": name}, 0.7, 0.5, [Entity(type="person", name=name)]
-                        )
-                    )
-            elif (
-                t.low in ("named", "called")
-                and i + 1 < n
-                and toks[i + 1].text[:1].isupper()
-                and i > 0
-            ):
-                prev = [x.low for x in toks[max(0, i - 4) : i]]
-                pet = next((w for w in reversed(prev) if w in PETS), None)
-                if pet:
-                    holder = self.who or "user"
-                    name = toks[i + 1].text
-                    out.append(
-                        FactCandidate(
-                            "Fact",
-                            {"attribute": "pet", "value": f"{pet} named {name}", "subject": holder},
-                            0.8,
-                            0.6,
-                            key=f"Fact|{holder.lower()}|pet|{name.lower()}",
-                        )
-                    )
-        return out
-
-    def _changes(
-        self, clause: str, times: list[TimeMention], subject: Subject | None
-    ) -> list[FactCandidate]:
-        """A stated change ("my rent went up to 1,400", "the meeting is now on the 5th"): the
-        new value of the thing (a fact), or, when a date is the new value, the moved event;
-        both retire what the thing's words name."""
-        said = stated_change(clause)
-        if said is None:
-            return []
-        thing, new, own = said
-        if own in ("his", "her"):
-            holder = self.last_person or (self.who or "user")
-        else:
-            holder = self.who or "user"
-        new = clean_value(new)
-        thing_clean = re.sub(r"\s+(?:up|back)$", "", thing.strip())
-        attr = normalize_attribute(thing_clean)
-        retire = topic_words(thing_clean)
-        if attr in ("plan", "plans", "trip", "holiday") and not retire:
-            retire = [attr]
-        new_at = clause.find(new)
-        dated = [t for t in times if new_at >= 0 and abs(t.start - new_at) <= 4]
-        if dated:
-            when = dated[0]
-            owner = holder if holder != "user" else None
-            desc = f"{owner + chr(39) + 's' if owner else 'User' + chr(39) + 's'} {thing_clean}"
-            if own == "the":
-                desc = thing_clean[:1].upper() + thing_clean[1:]
-            fields: dict[str, Any] = {
-                "description": desc,
-                "actor": owner,
-                "participants": [],
-                "when": when.iso(),
-            }
-            return [FactCandidate("Event", fields, 0.75, 0.7, event_time=when.value, retire=retire)]
-        new = clean_value(without_times(re.split(r",\s*", new)[0], times))
-        if not new:
-            return []
-        amount, unit = read_money(new) if re.search(r"\d", new) else (None, None)
-        values: dict[str, Any] = {
-            "attribute": attr,
-            "value": possessive_value(new),
-            "subject": holder,
-        }
-        if amount is not None:
-            values.update(amount=amount, unit=unit)
-        return [FactCandidate("Fact", values, 0.8, 0.7, retire=retire if own == "the" else [])]
-
-    def _requests(self, clause: str) -> list[FactCandidate]:
-        out = []
-        holder = self.who or "user"
-        m = _REPLY_STYLE.match(clause)
-        if m and is_reply_instruction(clause):
-            fields: dict[str, Any] = {
-                "subject": "replies " + " ".join(m.group("rest").split()),
-                "polarity": "like",
-                "category": "how to reply",
-                "reasons": [],
-            }
-            if holder != "user":
-                fields["holder"] = holder
-            out.append(FactCandidate("Preference", fields, 0.8, 0.7))
-        m = _CALL_ME.search(clause)
-        if m:
-            out.append(fact_candidate(holder, "preferred name", m.group("name"), 0.85, 0.7))
-        m = _NEEDS.match(clause)
-        if m and not re.match(r"^\s*(?:I|we|you|he|she|they|it|that|this)\b", clause, re.I):
-            obj = clean_obj(m.group("obj") or m.group("obj2") or "")
-            if (
-                obj
-                and obj.lower() not in PRONOUN_OBJECTS
-                and not re.match(
-                    r"^(?:yes|no|ok|okay|sure|thanks|thank you|help|hi|hello|one more|more|another|just)\b",
-                    obj,
-                    re.I,
-                )
-            ):
-                fields = {"subject": obj, "polarity": "need", "reasons": []}
-                if holder != "user":
-                    fields["holder"] = holder
-                out.append(FactCandidate("Preference", fields, 0.7, 0.7))
-        return out
-
-    def _budget(self, clause: str) -> list[FactCandidate]:
-        out = []
-        holder = self.who or "user"
-        for pattern in BUDGET:
-            for m in pattern.finditer(clause):
-                rest = re.sub(
-                    r"\s*\b(?:now|then|instead|too|max|maximum|tops|on the trip|in total)\s*$",
-                    "",
-                    m.group("rest"),
-                )
-                value = (m.group("money") + rest).strip()
-                amount, unit = read_money(value)
-                if amount is None:
-                    continue
-                fields: dict[str, Any] = {
-                    "attribute": "budget",
-                    "value": value,
-                    "amount": amount,
-                    "unit": unit,
-                }
-                if holder != "user":
-                    fields["subject"] = holder
-                out.append(FactCandidate("Fact", fields, 0.85, 0.8))
-                return out
-        return out
-
-    def _favourites(self, clause: str) -> list[FactCandidate]:
-        holder = self.who or "user"
-        text = clause.strip()
-        for pattern, polarity in ((_MAKES_ME_ILL, "avoid"), (_WHAT_I, "like")):
-            m = pattern.search(text)
-            if m:
-                obj = clean_obj(m.group("obj") or (m.groupdict().get("obj2") or ""))
-                if obj:
-                    return [preference_candidate(holder, obj, polarity, 0.75)]
-        for pattern in (_FAVOURITE_B, _FAVOURITE_A):
-            m = pattern.search(text)
-            if not m:
-                continue
-            obj = clean_obj(m.group("obj"))
-            if not obj:
-                continue
-            obj = re.sub(r"^(?:and|but|so)\s+", "", obj, flags=re.I)
-            fields: dict[str, Any] = {
-                "subject": obj,
-                "polarity": "like",
-                "strength": 0.9,
-                "reasons": [],
-            }
-            cat = m.group("cat")
-            if cat:
-                fields["category"] = cat.strip()
-            if holder != "user":
-                fields["holder"] = holder
-            key = None
-            if cat and pattern is _FAVOURITE_B:
-                key = f"Preference|{holder.lower()}|favourite {cat.strip().lower()}"
-            return [FactCandidate("Preference", fields, 0.85, 0.75, key=key)]
-        return []
-
-    def _next_thing(self, clause: str) -> list[FactCandidate]:
-        m = _NEXT_THING.search(clause)
-        if not m:
-            return []
-        holder = self.who or "user"
-        slot = normalize_attribute(m.group("slot"))
-        value = strip_article(clean_value(m.group("val")))
-        return [fact_candidate(holder, slot, value, 0.75, 0.65)]
-
-    def _counts(
-        self, clause: str, subject: Subject | None, sentence: str = ""
-    ) -> list[FactCandidate]:
-        if subject is not None and subject.kind in ("person", "pet"):
-            return []
-        holder = self.who or "user"
-        out = []
-        for m in _COUNT.finditer(clause):
-            noun = m.group("noun").lower()
-            before = re.findall(r"[\w']+", clause[: m.start()].lower())
-            if before and before[-1] not in COUNT_AFTER:
-                continue  # "type 2 diabetes", "room 12 keys"
-            if noun in UNIT_NOUNS or singular_noun(noun) in UNIT_NOUNS or not noun.endswith("s"):
-                continue
-            if noun in PREPOSITIONS or noun in DETERMINERS or noun in ADVERBS:
-                continue
-            n = m.group("n")
-            key_noun = singular_noun(noun)
-            out.append(
-                FactCandidate(
-                    "Fact",
-                    {
-                        "attribute": f"number of {noun}",
-                        "value": f"{n} {noun}",
-                        "amount": float(n),
-                        "subject": holder,
-                    },
-                    0.7,
-                    0.6,
-                    key=f"Fact|{holder.lower()}|number of {key_noun}",
-                )
-            )
-        if not out:
-            topic = _LIST_TOPIC.search(sentence or clause)
-            m2 = _AT_NUMBER.search(clause)
-            if topic and m2:
-                noun = topic.group("noun").lower()
-                plural = noun if noun.endswith("s") else noun + "s"
-                n = m2.group("n")
-                out.append(
-                    FactCandidate(
-                        "Fact",
-                        {
-                            "attribute": f"number of {plural}",
-                            "value": f"{n} {plural}",
-                            "amount": float(n),
-                            "subject": holder,
-                        },
-                        0.65,
-                        0.6,
-                        key=f"Fact|{holder.lower()}|number of {singular_noun(noun)}",
-                    )
-                )
-        return out
-
-    # -- events -------------------------------------------------------------------------
-    def _eventful(self, toks: list[Tok], subject: Subject | None, pred: Pred | None) -> bool:
-        if pred is not None and (
-            pred.modal in ("hedge", "want", "rather", "past_habit")
-            or (pred.lemma in COGNITIVE and pred.lemma not in ("hear", "remember", "forget"))
-        ):
-            return False
-        if pred is not None and pred.habitual:
-            return False
-        lead = 0
-        while lead < len(toks) - 1 and (
-            (
-                toks[lead].low in OPENERS
-                and toks[lead].low not in ("this", "that", "these", "those", "since", "if", "as")
-            )
-            or toks[lead].low in (",", "!")
-        ):
-            lead += 1
-        first = toks[lead].low
-        if first in NO_EVENT_OPENERS:
-            return False
-        if subject is not None:
-            return not subject.subordinate
-        if first in NON_PERSON_SUBJECTS or first in ("i",):
-            return False
-        if first in ("please", "remind", "let", "tell", "check", "keep", "don't", "do"):
-            return False
-        # a noun phrase or a scene: "Parent-teacher conference this Thursday", "The plumber is coming"
-        return any(len(t.low) > 2 and t.low.isalpha() and t.low not in NOT_LOWER for t in toks[:4])
-
-    def _event(
-        self, clause: str, toks: list[Tok], subject: Subject | None, times: list[TimeMention]
-    ) -> FactCandidate | None:
-        """A dated event: the clause without its date words, told in the third person, with the
-        persons it names; ``None`` when nothing but the date is left ("Last week.")."""
-        when = times[0]
-        text = tidy_event_text(without_date_words(clause, times))
-        desc = (
-            third_person(text, self.who or "User")
-            if re.search(r"\b(?:I|[Mm]y|me)\b", text)
-            else text
-        )
-        desc = desc[:1].upper() + desc[1:]
-        words = [w for w in re.findall(r"[A-Za-z]{3,}", desc) if w.lower() not in TIME_WORDS]
-        if len(words) < 2 and not is_cjk(desc):
-            return None  # "Last week." says when, not what
-        participants = self._participants(clause, toks, subject)
-        actor = self.who
-        entities = [Entity(type="person", name=p) for p in participants]
-        return FactCandidate(
-            "Event",
-            {"description": desc, "actor": actor, "participants": participants, "when": when.iso()},
-            0.7,
-            0.7,
-            entities,
-            event_time=when.value,
-        )
-
-    def _participants(self, clause: str, toks: list[Tok], subject: Subject | None) -> list[str]:
-        """The persons of an event: a named subject, persons met before, named persons."""
-        participants = []
-        if (
-            subject is not None
-            and subject.kind == "person"
-            and subject.name
-            and not subject.name.endswith(f"'s {subject.relation}")
-        ):
-            participants.append(subject.name)
-        for tok in toks:
-            if tok.text in self.people.values() and tok.text not in participants:
-                participants.append(tok.text)
-        for e in find_entities(clause):
-            if e.type == "person" and e.name not in participants and e.name != self.who:
-                participants.append(e.name)
-        return participants

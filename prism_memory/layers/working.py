@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from ..errors import ValidationError, pydantic_reason
+from .._pydantic_errors import pydantic_reason
+from ..errors import ValidationError
 from ..extraction.schemas import SchemaRegistry, SchemaSpec
 from ..records import Kind, Layer, Scope, Source, make_record_id
 from ..results import RecordChange, RememberResult

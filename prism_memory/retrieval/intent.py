@@ -24,7 +24,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from ..errors import ValidationError, pydantic_reason
+from .._pydantic_errors import pydantic_reason
+from ..errors import ValidationError
 from ..records import Kind, Layer, normalize_entity
 
 __all__ = [

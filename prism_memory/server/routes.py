@@ -31,9 +31,10 @@ from pydantic import ValidationError as PydanticValidationError
 from starlette.concurrency import run_in_threadpool
 
 from .. import wire
+from .._pydantic_errors import pydantic_reason
 from .._transfer import line_scopes
 from ..config import RetrievalConfig
-from ..errors import ImportDataError, PermissionDeniedError, ValidationError, pydantic_reason
+from ..errors import ImportDataError, PermissionDeniedError, ValidationError
 from ..memory import Memory
 from ..retrieval.intent import Intent
 from .auth import OPEN, Principal, authorize, require_admin

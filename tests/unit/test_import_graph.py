@@ -175,6 +175,7 @@ def test_ranking_is_defined_once_in_retrieval() -> None:
 RANKS: tuple[tuple[str, ...], ...] = (
     (  # 0: values, settings, vectors, safety: know nothing of storage
         "prism_memory.errors",
+        "prism_memory._pydantic_errors",
         "prism_memory.config",
         "prism_memory.records",
         "prism_memory.links",
