@@ -39,8 +39,8 @@ __all__ = [
 
 Precision = Literal["day", "month", "year"]
 
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS = (
+WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
@@ -68,26 +68,26 @@ _UNIT = r"(?:days?|weeks?|fortnights?|months?|years?)"
 _EN_DAY = re.compile(
     r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|last night|"
     r"this (?:morning|afternoon|evening)|"
-    rf"(?:next|last|this|coming|past) (?:{_WEEKDAYS}|week|weekend|month|year)|"
+    rf"(?:next|last|this|coming|past) (?:{WEEKDAYS}|week|weekend|month|year)|"
     r"(?:next|last|this|coming) (?:mon|tues?|weds?|thu|thurs?|fri|sat|sun)\b\.?|"
     rf"{_NUM} {_UNIT} (?:ago|before|earlier)|"
     rf"(?:in )?{_NUM} {_UNIT} (?:from (?:now|today)|later|time)|"
     rf"in (?:the next |another )?{_NUM} {_UNIT}|"
     rf"(?:a|one|two|three) (?:weeks?|days?) from (?:today|tomorrow)|"
-    rf"(?<!every )(?<!each )(?:on )?(?:{_WEEKDAYS})(?!s\b))\b",
+    rf"(?<!every )(?<!each )(?:on )?(?:{WEEKDAYS})(?!s\b))\b",
     re.IGNORECASE,
 )
 _EN_DATE = re.compile(
-    rf"\b(?:(?:(?:{_WEEKDAYS}),? )?(?:the )?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<m1>{_MONTHS})\.?(?:,? (?P<y1>\d{{4}}))?|"
-    rf"(?:(?:{_WEEKDAYS}),? )?(?P<m2>{_MONTHS})\.? (?:the )?(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<y2>\d{{4}}))?)\b(?!:)",
+    rf"\b(?:(?:(?:{WEEKDAYS}),? )?(?:the )?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<m1>{MONTHS})\.?(?:,? (?P<y1>\d{{4}}))?|"
+    rf"(?:(?:{WEEKDAYS}),? )?(?P<m2>{MONTHS})\.? (?:the )?(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<y2>\d{{4}}))?)\b(?!:)",
     re.IGNORECASE,
 )
 _EN_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 _EN_ORDINAL_DAY = re.compile(
-    rf"\b(?:on|from|by|until|till|before|after|starting) the (?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?! (?:of )?(?:{_MONTHS}))",
+    rf"\b(?:on|from|by|until|till|before|after|starting) the (?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?! (?:of )?(?:{MONTHS}))",
     re.IGNORECASE,
 )
-_EN_MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTHS})\.?,? (?P<y>(?:19|20)\d{{2}})\b", re.IGNORECASE)
+_EN_MONTH_YEAR = re.compile(rf"\b(?P<m>{MONTHS})\.?,? (?P<y>(?:19|20)\d{{2}})\b", re.IGNORECASE)
 _EN_MONTH = re.compile(
     r"\b(?P<pre>in|this|next|last|by|until|till|since|early|late|mid|mid-|through|from|during|"
     r"before|after|around|for) (?:the end of |the beginning of |the start of )?"
@@ -281,7 +281,7 @@ class TimeMention:
         return self.value.isoformat()
 
 
-def _cn_int(text: str) -> int:
+def cn_int(text: str) -> int:
     """A day or count in digits or Chinese numerals (0 when it is neither)."""
     return cn_number(text) or 0
 
@@ -312,8 +312,8 @@ def parse_clock(text: str, *, bare: bool = False) -> tuple[int, int] | None:
         if hour < 24 and minute < 60:
             found = (hour, minute)
     for m in _CN_CLOCK.finditer(text):
-        hour = _cn_int(m.group(2))
-        minute = 30 if m.group(0).endswith("半") else (_cn_int(m.group(3)) if m.group(3) else 0)
+        hour = cn_int(m.group(2))
+        minute = 30 if m.group(0).endswith("半") else (cn_int(m.group(3)) if m.group(3) else 0)
         if m.group(1) in ("下午", "晚上") and hour < 12:
             hour += 12
         if hour < 24 and minute < 60:
@@ -321,7 +321,7 @@ def parse_clock(text: str, *, bare: bool = False) -> tuple[int, int] | None:
     return found
 
 
-def _day_start(value: datetime) -> datetime:
+def day_start(value: datetime) -> datetime:
     return value.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
@@ -387,7 +387,7 @@ def resolve_year(month: int, day: int, base: datetime, tense: str | None) -> dat
     return min(candidates, key=lambda c: (abs((c.date() - day0).days), -c.year))
 
 
-def _resolve_month(month: int, base: datetime, tense: str | None, pre: str) -> datetime:
+def resolve_month(month: int, base: datetime, tense: str | None, pre: str) -> datetime:
     """The first day of ``month`` in the year a year-less month name means."""
     tz = base.tzinfo or timezone.utc
     this = datetime(base.year, month, 1, tzinfo=tz)
@@ -407,7 +407,7 @@ def _resolve_month(month: int, base: datetime, tense: str | None, pre: str) -> d
     )
 
 
-def _absolute_day(
+def absolute_day(
     day: int, month: int, year: str | None, base: datetime, tense: str | None
 ) -> datetime | None:
     if not (1 <= month <= 12 and 1 <= day <= 31):
@@ -433,7 +433,7 @@ _FROM_NOW = re.compile(
     re.I,
 )
 _RECURRING = re.compile(
-    rf"\b(?:every|each)\s+(?:(?:{_WEEKDAYS}|morning|evening|night|and|or|other)[\s,]+)*$", re.I
+    rf"\b(?:every|each)\s+(?:(?:{WEEKDAYS}|morning|evening|night|and|or|other)[\s,]+)*$", re.I
 )
 _HABITUAL_CUE = re.compile(
     r"\b(?:usually|always|often|normally|generally|typically|every|each)\b", re.I
@@ -489,12 +489,12 @@ def _en_day(phrase: str, base: datetime, tense: str | None) -> datetime | None:
         value = _dateparser(f"{n} {unit}{'s' if n > 1 else ''} ago", naive, "past")
         return None if value is None else value.replace(tzinfo=tz)
     plan = re.match(r"(next|coming|in |tomorrow|the day after)", lowered)
-    bare_weekday = re.fullmatch(_WEEKDAYS, lowered) is not None
+    bare_weekday = re.fullmatch(WEEKDAYS, lowered) is not None
     # a bare weekday is the coming one unless the turn tells of the past
     prefer = "future" if plan or (bare_weekday and tense != "past") else "past"
     if lowered.startswith("this "):
         prefer = "current_period"
-        if re.fullmatch(_WEEKDAYS, lowered[5:]):
+        if re.fullmatch(WEEKDAYS, lowered[5:]):
             prefer = "future"
     if lowered.startswith("past "):
         lowered = "last " + lowered[5:]
@@ -502,7 +502,7 @@ def _en_day(phrase: str, base: datetime, tense: str | None) -> datetime | None:
         r"(next|last|this|coming) (mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?", lowered
     )
     if short:
-        day = next(d for d in _WEEKDAYS.split("|") if d.startswith(short.group(2)[:3]))
+        day = next(d for d in WEEKDAYS.split("|") if d.startswith(short.group(2)[:3]))
         lowered = f"{short.group(1)} {day}"
     value = _dateparser(lowered.replace("coming ", "next "), naive, prefer)
     if value is None:
@@ -521,7 +521,7 @@ def _precision_of(phrase: str) -> Precision:
 
 # a cheap first look: texts without any of these have no temporal expression at all
 _ANY_TIME = re.compile(
-    rf"\d|\b(?:{_WEEKDAYS}|{_MONTHS}|today|tonight|tomorrow|yesterday|ago|week|month|year|"
+    rf"\d|\b(?:{WEEKDAYS}|{MONTHS}|today|tonight|tomorrow|yesterday|ago|week|month|year|"
     r"fortnight|christmas|new year|halloween|valentine|morning|afternoon|evening|night|day)|"
     r"[天周月号日年晚点]|星期|礼拜|元旦|五一|劳动节|国庆|圣诞|情人节|儿童节|平安夜|"
     r"[零一二两三四五六七八九十]",
@@ -534,7 +534,7 @@ def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 
 
 @dataclass
-class _Found:
+class Found:
     """The date mentions read so far from one text; a span once read is never read again."""
 
     text: str
@@ -569,29 +569,29 @@ def find_times(text: str, base: datetime) -> list[TimeMention]:
     """
     if not _ANY_TIME.search(text):
         return []
-    found = _Found(text, base, turn_tense(text))
+    found = Found(text, base, turn_tense(text))
     # most specific first: a later, vaguer pattern never overrides a span already read
-    for read in (_english_dates, _english_relative, _chinese_dates, _chinese_relative):
+    for read in (english_dates, english_relative, chinese_dates, chinese_relative):
         read(found)
     mentions = found.mentions
     _apply_clock(mentions, text, base)
-    mentions = _ordinals_in_month(mentions)
+    mentions = ordinals_in_month(mentions)
     for t in mentions:
         if t.has_date and not t.has_clock:
-            t.value = _day_start(t.value)
+            t.value = day_start(t.value)
     return sorted(mentions, key=lambda t: t.start)
 
 
-def _english_dates(f: _Found) -> None:
+def english_dates(f: Found) -> None:
     """Dates that name their day or month: "2024-05-03", "May 3rd", "the 14th", "March 2025",
     "on Christmas"."""
     text, base, tense, tz = f.text, f.base, f.tense, f.tz
     for m in _EN_ISO.finditer(text):
-        f.add(m, _absolute_day(int(m.group("d")), int(m.group("m")), m.group("y"), base, tense))
+        f.add(m, absolute_day(int(m.group("d")), int(m.group("m")), m.group("y"), base, tense))
     for m in _EN_DATE.finditer(text):
         day, month = m.group("d1") or m.group("d2"), m.group("m1") or m.group("m2")
         year = m.group("y1") or m.group("y2")
-        f.add(m, _absolute_day(int(day), _MONTH_NUMBER[month.lower()], year, base, tense))
+        f.add(m, absolute_day(int(day), _MONTH_NUMBER[month.lower()], year, base, tense))
     for m in _EN_ORDINAL_DAY.finditer(text):
         day = int(m.group("d"))
         month_index = base.month - 1 + (1 if day < base.day and tense != "past" else 0)
@@ -609,7 +609,7 @@ def _english_dates(f: _Found) -> None:
         f.add(m, resolve_year(month, day, base, tense))
 
 
-def _english_relative(f: _Found) -> None:
+def english_relative(f: Found) -> None:
     """Days, months and years said relative to the turn: "next Friday", "tomorrow", "in
     October", "in 2019" (a weekday said as a habit, "every Tuesday", is no date)."""
     text, base, tense = f.text, f.base, f.tense
@@ -618,7 +618,7 @@ def _english_relative(f: _Found) -> None:
         phrase = m.group(0)
         if _RECURRING.search(text[max(0, m.start() - 40) : m.start()]):
             continue  # "every Tuesday and Thursday"
-        bare = re.fullmatch(rf"(?:on )?(?:{_WEEKDAYS})", phrase, re.I) is not None
+        bare = re.fullmatch(rf"(?:on )?(?:{WEEKDAYS})", phrase, re.I) is not None
         if bare and (
             habitual
             or re.match(r"\s+(?:mornings|afternoons|evenings|nights)\b", text[m.end() :], re.I)
@@ -629,19 +629,19 @@ def _english_relative(f: _Found) -> None:
         if m.group("m").lower() == "may" and not m.group("m")[0].isupper():
             continue  # "in may" is too often the verb
         month = _MONTH_NUMBER[m.group("m").lower()]
-        f.add(m, _resolve_month(month, base, tense, m.group("pre").lower()), "month")
+        f.add(m, resolve_month(month, base, tense, m.group("pre").lower()), "month")
     for m in _EN_YEAR.finditer(text):
         f.add(m, datetime(int(m.group("y")), 1, 1, tzinfo=f.tz), "year")
 
 
-def _chinese_dates(f: _Found) -> None:
+def chinese_dates(f: Found) -> None:
     """Chinese dates: "2024年5月3日", "(下个月)15号", "下个月", "去年三月", "三月", "国庆"."""
     text, base, tense, tz = f.text, f.base, f.tense, f.tz
     for m in _CN_DATE.finditer(text):
-        f.add(m, _absolute_day(_cn_int(m.group(3)), _cn_int(m.group(2)), m.group(1), base, tense))
+        f.add(m, absolute_day(cn_int(m.group(3)), cn_int(m.group(2)), m.group(1), base, tense))
     for m in _CN_MONTH_DAY.finditer(text):
         rel, day_text = m.group(1), m.group(2) or m.group(3)
-        day = _cn_int(day_text)
+        day = cn_int(day_text)
         month_shift = {"下": 1, "上": -1}.get(rel or "", 0)
         month_index = base.month - 1 + month_shift
         year, month = base.year + month_index // 12, month_index % 12 + 1
@@ -659,21 +659,21 @@ def _chinese_dates(f: _Found) -> None:
     for m in _CN_YEAR.finditer(text):
         year = base.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[m.group(1)]
         if m.group(2):
-            f.add(m, datetime(year, max(1, min(12, _cn_int(m.group(2)))), 1, tzinfo=tz), "month")
+            f.add(m, datetime(year, max(1, min(12, cn_int(m.group(2)))), 1, tzinfo=tz), "month")
         elif m.group(1) != "今年":
             f.add(m, datetime(year, 1, 1, tzinfo=tz), "year")
     for m in _CN_BARE_MONTH.finditer(text):
-        f.add(m, _resolve_month(_cn_int(m.group(1)), base, tense, ""), "month")
+        f.add(m, resolve_month(cn_int(m.group(1)), base, tense, ""), "month")
     for m in _CN_HOLIDAY.finditer(text):
         month, day = _CN_HOLIDAYS[m.group(0)]
         f.add(m, resolve_year(month, day, base, tense))
 
 
-def _chinese_relative(f: _Found) -> None:
+def chinese_relative(f: Found) -> None:
     """Chinese offsets and days: "三天后", "两个月前", "明天", "下周三"."""
     for m in _CN_OFFSET.finditer(f.text):
         n_text, unit = m.group(1), m.group(2).lstrip("个")
-        n = 0.5 if n_text == "半" else _cn_int(n_text)
+        n = 0.5 if n_text == "半" else cn_int(n_text)
         sign = -1 if "前" in m.group(0) else 1
         days = {"天": 1, "日": 1, "周": 7, "星期": 7, "月": 30, "年": 365}[unit] * n * sign
         precision: Precision = "day" if unit in ("天", "日", "周", "星期") else "month"
@@ -700,7 +700,7 @@ def _apply_clock(mentions: list[TimeMention], text: str, base: datetime) -> None
     mentions.append(TimeMention("clock", -1, at, False, True))
 
 
-def _ordinals_in_month(mentions: list[TimeMention]) -> list[TimeMention]:
+def ordinals_in_month(mentions: list[TimeMention]) -> list[TimeMention]:
     """ "in May, from the 14th": the 14th of that May (the month mention is dropped)."""
     months = [t for t in mentions if t.precision == "month"]
     ordinals = [t for t in mentions if _EN_ORDINAL_DAY.fullmatch(t.phrase)]
