@@ -17,6 +17,11 @@ progressive "I'm flying", "要", "打算") -> the first such date on or after th
 past-tense turn ("went", "was", "ago", "了", "过") -> the last one on or before the base; no
 cue, or both kinds -> the one nearest the base. A bare weekday ("on Friday") is the next one
 for a plan, else the most recent one.
+
+Layout: ``find_times`` runs the readers of ``dates_en`` and ``dates_zh`` in order (most specific
+first) over one ``date_values.Found``; ``date_values`` holds ``TimeMention`` and the year/month
+resolution; this module adds the clock (``parse_clock``), the turn's tense (``turn_tense``)
+and session headers (``parse_session_date``).
 """
 
 from __future__ import annotations
