@@ -1,7 +1,7 @@
 """The ``Memory`` facade: one object for writing, reading and managing an agent's memory.
 
 Design:
-- ``Memory`` composes its parts and delegates to them: ``Engine`` (``engine.py``: store,
+- ``Memory`` composes its parts and delegates to them: ``Engine`` (``engine/``: store,
   embedder, sparse encoder, screen, scope locks, write events), ``RecordAPI``
   (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI`` (``_delete_api.py``),
   ``TransferAPI`` (``_transfer.py``: JSONL export/import), ``VersionAPI`` (``_version_api.py``:

@@ -13,6 +13,7 @@ import math
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from .._messages import parse_time
 from ..errors import ValidationError
 from ..records import Layer, Scope, Status, utcnow
 from ..stores import RecordFilter
@@ -27,8 +28,6 @@ __all__ = ["forget_records", "parse_older_than"]
 
 def parse_older_than(value: Any) -> datetime:
     """A cut-off time from a datetime, an ISO string or an age in days (number)."""
-    from .._messages import parse_time
-
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if not (isinstance(value, int) or math.isfinite(value)) or value < 0:
             raise ValidationError(
