@@ -52,6 +52,7 @@ class TimeMention:
 
 
 def day_start(value: datetime) -> datetime:
+    """``value`` at midnight (its time zone kept): a date without a clock time."""
     return value.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
@@ -109,6 +110,13 @@ def resolve_month(month: int, base: datetime, tense: str | None, pre: str) -> da
 def absolute_day(
     day: int, month: int, year: str | None, base: datetime, tense: str | None
 ) -> datetime | None:
+    """The date of ``day``/``month`` in ``year``, or, without a year, in the one
+    :func:`resolve_year` picks; ``None`` for an impossible date ("31/02").
+
+    >>> b = datetime(2024, 5, 8, tzinfo=timezone.utc)
+    >>> absolute_day(3, 5, "2023", b, None).date(), absolute_day(31, 2, "2024", b, None)
+    (datetime.date(2023, 5, 3), None)
+    """
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
     if year is None:
@@ -135,9 +143,12 @@ class Found:
 
     @property
     def tz(self) -> tzinfo:
+        """The base's time zone (UTC when it has none)."""
         return self.base.tzinfo or timezone.utc
 
     def add(self, m: re.Match[str], value: datetime | None, precision: Precision = "day") -> None:
+        """Record the mention ``m`` resolves to ``value``, unless ``value`` is ``None`` or its
+        span overlaps one already read."""
         if value is None or _overlaps(m.span(), self.taken):
             return
         self.taken.append(m.span())
