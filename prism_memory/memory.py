@@ -46,6 +46,7 @@ from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.stated import StatedFacts
 from .layers.working import TaskChanges, TaskState
+from .lifecycle.forget import ForgetCriteria
 from .lifecycle.worker import BackgroundWorker
 from .record_store import RecordStore
 from .records import Entity, Kind, Layer, MemoryRecord, Scope, ScoredRecord, Source, Trust
@@ -868,14 +869,15 @@ class Memory:
         ``older_than``: a datetime, or an age in days; ``below_utility``: decayed utility under
         this value; ``layer``: only this layer. At least one criterion is required.
         """
-        criteria = {
-            "older_than": older_than,
-            "below_utility": below_utility,
-            "layer": layer,
-            "mode": mode,
-            "include_history": include_history,
-        }
-        return self._writes.forget(self._call_scope(user_id, agent_id, session_id), criteria)
+        scope = self._call_scope(user_id, agent_id, session_id)
+        criteria = ForgetCriteria(
+            older_than=older_than,
+            below_utility=below_utility,
+            layer=layer,
+            mode=mode,
+            include_history=include_history,
+        )
+        return self._writes.forget(scope, criteria)
 
     def touch(
         self,
