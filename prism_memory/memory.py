@@ -933,7 +933,15 @@ class Memory:
         >>> m.search("hotel budget", user_id="alice", as_of=datetime(2026, 4, 1))  # doctest: +SKIP
         """
         scope = self._call_scope(user_id, agent_id, session_id)
-        req = SearchRequest(query, scope, limit, filters, include_history, score_threshold, as_of)
+        req = SearchRequest(
+            query=query,
+            scope=scope,
+            limit=limit,
+            filters=filters,
+            include_history=include_history,
+            score_threshold=score_threshold,
+            as_of=as_of,
+        )
         return self._recall.search(req)
 
     def recall(
@@ -972,7 +980,15 @@ class Memory:
         """
         scope = self._call_scope(user_id, agent_id, session_id)
         req = RecallRequest(
-            query, scope, intent, budget_tokens, config, now, as_of, thread_session, thread_texts
+            query=query,
+            scope=scope,
+            intent=intent,
+            budget_tokens=budget_tokens,
+            config=config,
+            now=now,
+            as_of=as_of,
+            thread_session=thread_session,
+            thread_texts=thread_texts,
         )
         return self._recall.recall(req)
 
