@@ -178,10 +178,20 @@ def _apply_clock(mentions: list[TimeMention], text: str, base: datetime) -> None
 def parse_session_date(text: str) -> datetime | None:
     """A LoCoMo-style session date ("1:56 pm on 8 May, 2023") as UTC, or ``None``.
 
+    Only a complete, absolute date is a session date: a relative phrase ("10 years ago") or
+    one without its year would be read against today's clock, so it is ``None``.
+
     >>> parse_session_date("1:56 pm on 8 May, 2023").isoformat()
     '2023-05-08T13:56:00+00:00'
+    >>> parse_session_date("10 years ago") is None, parse_session_date("8 May") is None
+    (True, True)
     """
     import dateparser
 
-    value = dateparser.parse(text, languages=["en"], settings={"RETURN_AS_TIMEZONE_AWARE": False})
+    settings = {
+        "RETURN_AS_TIMEZONE_AWARE": False,
+        "PARSERS": ["timestamp", "custom-formats", "absolute-time"],
+        "REQUIRE_PARTS": ["day", "month", "year"],
+    }
+    value = dateparser.parse(text, languages=["en"], settings=settings)
     return None if value is None else value.replace(tzinfo=timezone.utc)
