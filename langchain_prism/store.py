@@ -922,18 +922,10 @@ class PrismStore(BaseStore):
                 by_ns.setdefault(ns, []).append(r)
         for ns, items in by_ns.items():
             old_scope = Scope.of(user_id=namespace_user_id(ns), agent_id=self.agent_id)
-            vectors = records.vectors([r.id for r in items], old_scope)
             seq = min(int(r.metadata.get("seq") or 0) for r in items)
-            moved = [
-                r.model_copy(
-                    update={
-                        "user_id": self.user_of(ns),
-                        "metadata": {**r.metadata, "ns_seq": seq, "user_ns": "yes"},
-                    }
-                )
-                for r in items
-            ]
-            records.write(moved, dense=vectors, screen=False, keep_metadata=_ADDRESS, move=True)
+            new_scope = Scope.of(user_id=self.user_of(ns), agent_id=self.agent_id)
+            marks = {"ns_seq": seq, "user_ns": "yes"}
+            moved = records.move([r.id for r in items], old_scope, new_scope, metadata=marks)
             entries = [registry_record_id(self.agent_id, p, ns) for p in _prefixes(ns)]
             records.delete(entries, self._store_scope())
             log.info("PrismStore: %d items of a user namespace moved to its user", len(moved))
