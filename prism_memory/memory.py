@@ -1,7 +1,7 @@
 """The ``Memory`` facade: one object for writing, reading and managing an agent's memory.
 
 Design:
-- ``Memory`` composes its parts and delegates to them: ``Engine`` (``engine.py``: store,
+- ``Memory`` composes its parts and delegates to them: ``Engine`` (``engine/``: store,
   embedder, sparse encoder, screen, scope locks, write events), ``RecordAPI``
   (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI`` (``_delete_api.py``),
   ``TransferAPI`` (``_transfer.py``: JSONL export/import), ``VersionAPI`` (``_version_api.py``:
@@ -46,6 +46,7 @@ from .errors import ValidationError
 from .extraction.schemas import SchemaRegistry, SchemaSpec
 from .layers.stated import StatedFacts
 from .layers.working import TaskChanges, TaskState
+from .lifecycle.forget import ForgetCriteria
 from .lifecycle.worker import BackgroundWorker
 from .record_store import RecordStore
 from .records import Entity, Kind, Layer, MemoryRecord, Scope, ScoredRecord, Source, Trust
@@ -868,14 +869,15 @@ class Memory:
         ``older_than``: a datetime, or an age in days; ``below_utility``: decayed utility under
         this value; ``layer``: only this layer. At least one criterion is required.
         """
-        criteria = {
-            "older_than": older_than,
-            "below_utility": below_utility,
-            "layer": layer,
-            "mode": mode,
-            "include_history": include_history,
-        }
-        return self._writes.forget(self._call_scope(user_id, agent_id, session_id), criteria)
+        scope = self._call_scope(user_id, agent_id, session_id)
+        criteria = ForgetCriteria(
+            older_than=older_than,
+            below_utility=below_utility,
+            layer=layer,
+            mode=mode,
+            include_history=include_history,
+        )
+        return self._writes.forget(scope, criteria)
 
     def touch(
         self,
@@ -933,7 +935,15 @@ class Memory:
         >>> m.search("hotel budget", user_id="alice", as_of=datetime(2026, 4, 1))  # doctest: +SKIP
         """
         scope = self._call_scope(user_id, agent_id, session_id)
-        req = SearchRequest(query, scope, limit, filters, include_history, score_threshold, as_of)
+        req = SearchRequest(
+            query=query,
+            scope=scope,
+            limit=limit,
+            filters=filters,
+            include_history=include_history,
+            score_threshold=score_threshold,
+            as_of=as_of,
+        )
         return self._recall.search(req)
 
     def recall(
@@ -972,7 +982,15 @@ class Memory:
         """
         scope = self._call_scope(user_id, agent_id, session_id)
         req = RecallRequest(
-            query, scope, intent, budget_tokens, config, now, as_of, thread_session, thread_texts
+            query=query,
+            scope=scope,
+            intent=intent,
+            budget_tokens=budget_tokens,
+            config=config,
+            now=now,
+            as_of=as_of,
+            thread_session=thread_session,
+            thread_texts=thread_texts,
         )
         return self._recall.recall(req)
 

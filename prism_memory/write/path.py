@@ -60,7 +60,7 @@ from ..layers.working import (
 )
 from ..lifecycle.consolidate import consolidate_turns, select_turns
 from ..lifecycle.decay import record_access
-from ..lifecycle.forget import forget_records
+from ..lifecycle.forget import ForgetCriteria, forget_records
 from ..lifecycle.worker import BackgroundWorker
 from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
 from ..results import RecordChange, RememberResult
@@ -457,11 +457,10 @@ class WritePath:
             turns = select_turns(self.engine, scope, exclude=self._claimed)
         return consolidate_turns(self.engine, scope, turns, reflect=reflect)
 
-    def forget(self, scope: Scope, criteria: dict[str, Any]) -> int:
-        """Archive or delete the scope's records matching ``criteria`` (keywords of
-        :func:`~prism_memory.lifecycle.forget.forget_records`) under the scope lock."""
+    def forget(self, scope: Scope, criteria: ForgetCriteria) -> int:
+        """Archive or delete the scope's records matching ``criteria`` under the scope lock."""
         with self.engine.scope_lock(scope):
-            return forget_records(self.engine, scope, **criteria)
+            return forget_records(self.engine, scope, criteria)
 
     def touch(
         self, records: Sequence[str | MemoryRecord], scope: Scope, now: datetime | None

@@ -57,12 +57,47 @@ def test_the_adapter_plumbing_is_gone_from_memory() -> None:
     assert prism_memory.record_store.RecordStore.__doc__
 
 
+#: adapter entries (module/function) that recall without a thread in the prompt, and why
+NO_THREAD = {
+    # a query-engine retriever: its query is not a conversation
+    "retriever.py/_retrieve",
+    # LangChain's classic memory is the chain's only history: its recent turns are the thread
+    "classic.py/load_memory_variables",
+    # PrismMemory.recall: the context itself, recent turns included (get() builds the prompt)
+    "memory.py/recall",
+}
+
+
+def _recall_calls(path: Path) -> list[tuple[str, ast.Call]]:
+    """``(function name, call)`` for each ``<memory>.recall(...)`` in ``path``."""
+    out = []
+    for fn in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("recall", "arecall")
+                    and (_memory_like(node.func.value) or "memory" in ast.unparse(node.func))
+                ):
+                    out.append((fn.name, node))
+    return out
+
+
 def test_one_thread_filter() -> None:
-    """Both adapters hand the thread to ``Memory.recall`` (``thread_texts=``, the core's one
-    rule) and none re-implements it."""
-    sources = {
-        p.name: p.read_text("utf-8") for root in ADAPTERS for p in sorted(root.rglob("*.py"))
-    }
-    users = {name for name, text in sources.items() if "thread_texts=" in text}
-    assert {"_scope.py", "memory_block.py"} <= users
-    assert "def in_thread" not in "".join(sources.values())
+    """Every adapter entry that builds a prompt hands the thread to ``Memory.recall``
+    (``thread_texts=``, the core's one rule, applied before the budget is spent) and none
+    re-implements it or cuts sections out of a packed context afterwards."""
+    sources = {p: p.read_text("utf-8") for root in ADAPTERS for p in sorted(root.rglob("*.py"))}
+    missing = []
+    for path in sources:
+        for function, call in _recall_calls(path):
+            key = f"{path.name}/{function}"
+            if key not in NO_THREAD and "thread_texts" not in {k.arg for k in call.keywords}:
+                missing.append(f"{path.parent.name}/{key}:{call.lineno}")
+    assert missing == []
+    callers = {p.name for p, text in sources.items() if "thread_texts=" in text}
+    assert {"_scope.py", "memory_block.py", "memory.py"} <= callers
+    joined = "".join(sources.values())
+    assert "def in_thread" not in joined
+    assert ".section !=" not in joined and "def long_term_text" not in joined

@@ -1,4 +1,4 @@
-"""One write funnel: nothing outside ``engine.py`` and ``stores/`` changes a store.
+"""One write funnel: nothing outside ``engine/`` and ``stores/`` changes a store.
 
 Every mutation (upsert, payload change, delete, purge) goes through the ``Engine``'s write
 methods, which validate, announce the write event and so drop the caches; a call site that
@@ -25,7 +25,7 @@ PACKAGES = ("prism_memory", "langchain_prism", "llamaindex_prism")
 #: where the store may be mutated: the engine (the funnel) and the stores themselves (the
 #: benches, ``benchmarks/prism_bench``, are outside the packages: they measure the stores
 #: directly, a baseline store with pre-computed vectors, as tests do)
-ALLOWED = ("prism_memory/engine.py", "prism_memory/stores/")
+ALLOWED = ("prism_memory/engine/", "prism_memory/stores/")
 #: what ``MemoryStore`` (and the embedded store's purge journal) change
 MUTATORS = frozenset(
     {"upsert", "set_payload", "delete", "delete_by_filter", "purge", "begin_purge", "cancel_purge"}

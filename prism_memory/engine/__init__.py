@@ -24,6 +24,10 @@ Design:
   listeners), the scope locks and a default embedder; the store is reference-counted and the
   last :meth:`Engine.close` closes it. Config, LLM, screen and background worker stay per
   engine. Other stores get a private bus and locks.
+- The engine composes two parts with one job each: ``screening.py`` (PII redaction, the
+  poisoning screen and its LLM judge) and ``vectors.py`` (what a record is embedded as, one
+  embedding batch per write, the CJK vectors' cache); this module holds the engine's state,
+  its write funnel, events and reads.
 """
 
 from __future__ import annotations
@@ -31,9 +35,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timezone
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -41,39 +43,36 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
-from ._opening import open_path, open_store, store_cjk_embedder
-from ._shared import SharedStore, WriteEvent
-from ._validation import check_record, new_record
-from .config import PrismConfig
-from .embeddings import Embedder, resolve_embedder
-from .errors import (
+from .._opening import open_path, open_store, store_cjk_embedder
+from .._shared import SharedStore, WriteEvent
+from .._validation import check_record, new_record
+from ..config import PrismConfig
+from ..embeddings import Embedder, resolve_embedder
+from ..errors import (
     ConfigError,
     PrismError,
     ScopeError,
     ValidationError,
 )
-from .records import (
+from ..records import (
     MemoryRecord,
     Scope,
     Status,
     Trust,
 )
-from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
-from .stores import MemoryStore, PointData, RecordFilter
-from .stores.filters import Condition
+from ..sparse import SPARSE_VERSION, SparseEncoder
+from ..stores import MemoryStore, PointData, RecordFilter
+from ..stores.filters import Condition
+from .screening import redact_records, screen_records
+from .vectors import CjkVectors, embedding_text, record_points
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not evaluated
     from typing import Unpack
 
-    from .safety.poisoning import ScreenVerdict
 
 __all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text", "payload_fields"]
 
 log = logging.getLogger("prism_memory")
-
-
-_CJK_CACHE = 4096  # texts whose CJK vectors are kept (2 KB each)
-_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool"})
 
 
 def _checked_ids(ids: Sequence[str]) -> list[str]:
@@ -168,16 +167,6 @@ def _by_scope(records: Sequence[MemoryRecord]) -> list[list[MemoryRecord]]:
     return list(groups.values())
 
 
-def embedding_text(record: MemoryRecord) -> str:
-    """What the dense and BM25 vectors of a record are computed from: the text, after its speaker.
-
-    A turn's words rarely name who said them, but questions about it do ("what did Priya
-    research?"); embedding ``"Priya: I researched solar installers"`` lets the vector
-    carry both (on LoCoMo this doubles dense recall@5). The shown text is unchanged.
-    """
-    return f"{record.speaker}: {record.text}" if record.speaker else record.text
-
-
 class EngineOptions(TypedDict, total=False):
     """How to open an engine: the keywords of ``Memory(...)`` besides the path, documented
     there (``Memory.__init__`` is the one place they are written with their defaults)."""
@@ -222,7 +211,7 @@ class Engine:
             import importlib.util
 
             if importlib.util.find_spec("prism_screen") is None:
-                from .safety._transformer import INSTALL
+                from ..safety._transformer import INSTALL
 
                 raise ConfigError(
                     f"SafetyConfig(screen='strict') needs the screen's transformer: {INSTALL}; "
@@ -251,9 +240,7 @@ class Engine:
         self.store: MemoryStore = self._shared.store
         #: the embedder of the store's ``dense_cjk`` vectors (None: the store has none)
         self.cjk_embedder: Embedder | None = store_cjk_embedder(self.store, self.config)
-        self._told_no_cjk = False
-        self._cjk_cache: OrderedDict[str, list[float]] = OrderedDict()
-        self._cjk_lock = threading.Lock()
+        self._cjk = CjkVectors()
         # the store's tokenizer version: an older store keeps the tokenizer it was written with
         self.sparse = SparseEncoder(version=getattr(self.store, "sparse_version", SPARSE_VERSION))
         self.owns_store = store is None  # a store passed in stays the caller's to close
@@ -348,12 +335,7 @@ class Engine:
         placeholders, in place (:func:`~prism_memory.safety.redact_record`). Every write
         passes here (:meth:`write_records`); paths that derive something from a text before
         writing (``remember``, ``add``) redact first."""
-        if not self.config.safety.redact_pii:
-            return
-        from .safety import redact_record
-
-        for record in records:
-            redact_record(record, keep_metadata=keep_metadata)
+        redact_records(self.config, records, keep_metadata)
 
     def screen(
         self, records: list[MemoryRecord], keep_metadata: Collection[str] = ()
@@ -363,76 +345,17 @@ class Engine:
         With ``config.safety.redact_pii`` identifiers in every content field become
         placeholders (:meth:`redact`; a content-derived id is re-derived from the redacted
         text, so the id is no hash of the identifier). The poisoning screen then reads every
-        record (its text,
-        and its speaker name when it has one) by its source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
+        record (its text, and its speaker name when it has one) by its source
+        (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
         are marked ``trust=quarantined`` with a reason, kept for audit and review
         (``list(trust="quarantined")``, ``release``), never returned by default reads.
         Every record passed here is screened, ``source="derived"`` ones too (as outside
         content): the engine's own derivations, whose sources were screened, are written
         with ``screen=False`` and never come here, so a caller's or an import file's claim
         of ``derived`` is only a claim. Quarantine only escalates; an already quarantined
-        record stays quarantined.
+        record stays quarantined (``engine/screening.py``).
         """
-        self.redact(records, keep_metadata)
-        todo = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
-        if not todo or self.config.safety.screen == "off":
-            return records
-        for record, verdict in zip(todo, self._verdicts(todo)):
-            verdict = self._second_opinion(record, verdict)
-            if verdict.quarantined:
-                record.provenance.trust = Trust.QUARANTINED
-                record.provenance.reason = verdict.reason
-                # ids and reasons only: memory text reaches the logs at DEBUG level at most
-                log.info("quarantined memory %s: %s", record.id, verdict.reason)
-                log.debug("quarantined text of %s: %r", record.id, record.text)
-        return records
-
-    def _verdicts(self, todo: Sequence[MemoryRecord]) -> list[ScreenVerdict]:
-        """The screen's verdict on each record, one batch: its text, and its speaker name
-        (shown with the text, so screened as the source's words too; a quarantined name
-        quarantines the record)."""
-        from .safety.poisoning import screen_batch
-
-        cfg = self.config.safety
-        items = [(r.text, r.provenance.source.value) for r in todo]
-        named = [
-            i
-            for i, r in enumerate(todo)
-            if r.speaker and r.speaker.strip().casefold() not in _ROLE_NAMES
-        ]
-        items += [(str(todo[i].speaker), todo[i].provenance.source.value) for i in named]
-        verdicts = screen_batch(
-            items,
-            mode=cfg.screen,
-            user=cfg.quarantine_threshold_user,
-            external=cfg.quarantine_threshold_external,
-        )
-        text_verdicts = verdicts[: len(todo)]
-        for i, speaker_verdict in zip(named, verdicts[len(todo) :]):
-            if speaker_verdict.quarantined and not text_verdicts[i].quarantined:
-                text_verdicts[i] = replace(
-                    speaker_verdict, reason=f"speaker name: {speaker_verdict.reason}"
-                )
-        return text_verdicts
-
-    def _second_opinion(self, record: MemoryRecord, verdict: ScreenVerdict) -> ScreenVerdict:
-        """A borderline verdict judged by the LLM when ``SafetyConfig.llm_judge`` is on: an
-        attack it names quarantines the record; otherwise the screen's verdict stands."""
-        from .llm.judge import is_borderline, judge_with_llm
-
-        cfg = self.config.safety
-        if not (cfg.llm_judge and self.llm is not None and is_borderline(verdict)):
-            return verdict
-        source = record.provenance.source.value
-        judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
-        if judged is None or not judged.attack:
-            return verdict
-        return replace(
-            verdict,
-            quarantined=True,
-            reason=f"instruction-like content from {source} (LLM judge: "
-            f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
-        )
+        return screen_records(self.config, self.llm, records, keep_metadata)
 
     def embed_records(
         self,
@@ -447,50 +370,24 @@ class Engine:
         ``same_vector_as``: record id -> id of another record of the batch whose dense vector
         it shares (an extracted event and its turn), so each text is embedded once.
         """
-        known = dict(dense or {})
-        share = {k: v for k, v in (same_vector_as or {}).items() if k not in known}
-        batch_ids = {r.id for r in records}
-        todo = [r for r in records if r.id not in known and share.get(r.id) not in batch_ids]
-        for r, vec in zip(todo, self.embedder.embed_documents([embedding_text(r) for r in todo])):
-            known[r.id] = vec
-        vectors = [known.get(r.id) or known[share[r.id]] for r in records]
-        texts = [embedding_text(r) for r in records]
-        sparse = self.sparse.documents(texts)
-        cjk = self.cjk_vectors(texts)
-        return [
-            PointData(r, d, s, cjk.get(i))
-            for i, (r, d, s) in enumerate(zip(records, vectors, sparse))
-        ]
+        return record_points(
+            records,
+            self.embedder,
+            self.sparse,
+            self.cjk_vectors,
+            dense=dense,
+            same_vector_as=same_vector_as,
+        )
 
     def cjk_vectors(self, texts: Sequence[str]) -> dict[int, list[float]]:
         """The ``dense_cjk`` vectors of the texts holding CJK characters, by position (none
         when the store has no such vector: told once in the log how to get it)."""
-        idx = [i for i, t in enumerate(texts) if has_cjk(t)]
-        if not idx:
-            return {}
-        if self.cjk_embedder is None:
-            if not self._told_no_cjk and self.config.cjk_embedding_model is not None:
-                self._told_no_cjk = True
-                log.info(
-                    "CJK text stored with the keyword route and %s only; for multilingual "
-                    "recall install prism-memory[zh] and use a new store",
-                    self.embedder.name,
-                )
-            return {}
-        # a turn is written to the buffer, then as an episodic record, and its words recur in
-        # what is extracted from it: each text is embedded once (an LRU by text)
-        cache = self._cjk_cache
-        with self._cjk_lock:
-            out = {i: cache[texts[i]] for i in idx if texts[i] in cache}
-        todo = sorted({texts[i] for i in idx if i not in out})
-        if todo:
-            fresh = dict(zip(todo, self.cjk_embedder.embed_documents(todo)))
-            with self._cjk_lock:
-                cache.update(fresh)
-                while len(cache) > _CJK_CACHE:
-                    cache.popitem(last=False)
-            out.update({i: fresh[texts[i]] for i in idx if texts[i] in fresh})
-        return out
+        return self._cjk.vectors(
+            texts,
+            self.cjk_embedder,
+            dense_name=self.embedder.name,
+            wanted=self.config.cjk_embedding_model is not None,
+        )
 
     def write_records(
         self,

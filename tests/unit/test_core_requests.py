@@ -1,0 +1,53 @@
+"""The validated request forms of the public API (``retrieval/request.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from prism_memory import FakeEmbedder, Memory, ValidationError
+from prism_memory.lifecycle.forget import ForgetCriteria
+from prism_memory.records import Scope
+from prism_memory.retrieval.request import SearchRequest
+
+
+def test_requests_are_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        SearchRequest("q", Scope(user_id="a"), 5, None, False, None, None)  # type: ignore[misc]
+    req = SearchRequest(
+        query="q",
+        scope=Scope(user_id="a"),
+        limit=5,
+        filters=None,
+        include_history=False,
+        score_threshold=None,
+        as_of=None,
+    )
+    assert req.limit == 5
+
+
+def test_thread_texts_must_be_a_list_of_strings() -> None:
+    m = Memory(location=":memory:", embedder=FakeEmbedder(dim=32))
+    m.add("I am vegetarian", user_id="a")
+    with pytest.raises(ValidationError, match=r"list of strings.*\[text\]"):
+        m.recall("what do I eat?", user_id="a", thread_texts="I am vegetarian")
+    with pytest.raises(ValidationError, match="strings only"):
+        m.recall("what do I eat?", user_id="a", thread_texts=["ok", 3])  # type: ignore[list-item]
+    # a generator is read once and kept: the thread it names is still left out
+    ctx = m.recall("I am vegetarian", user_id="a", thread_texts=(t for t in ["I am vegetarian"]))
+    assert "vegetarian" not in ctx.text
+    assert "vegetarian" in m.recall("I am vegetarian", user_id="a").text
+    m.close()
+
+
+def test_forget_builds_one_keyword_only_criteria() -> None:
+    with pytest.raises(TypeError):
+        ForgetCriteria(None, None, "episodic", "archive", True)  # type: ignore[misc]
+    m = Memory(location=":memory:", embedder=FakeEmbedder(dim=32))
+    m.add("I am vegetarian", user_id="a")
+    with pytest.raises(ValidationError, match="unknown layer 'nope'"):
+        m.forget(user_id="a", layer="nope")
+    with pytest.raises(ValidationError, match="below_utility"):
+        m.forget(user_id="a", layer="semantic", below_utility=2)
+    assert [r.text for r in m.list(user_id="a")] == ["I am vegetarian"]  # nothing changed
+    assert m.forget(user_id="a", layer="semantic") == 1
+    m.close()
