@@ -804,18 +804,19 @@ class Memory:
         A task whose status becomes ``done`` / ``failed`` / ``cancelled`` is summarised into an
         episodic ``summary`` record and removed from working memory.
         """
-        changes: TaskChanges = {
-            "goal": goal,
-            "status": status,
-            "subgoal_id": subgoal_id,
-            "subgoal_status": subgoal_status,
-            "entities": entities,
-            "constraints": constraints,
-            "decisions": decisions,
-            "notes": notes,
-            "parent_task_id": parent_task_id,
-        }
-        return self._writes.task(task_id, self._call_scope(user_id, agent_id, session_id), changes)
+        scope = self._call_scope(user_id, agent_id, session_id)
+        changes = TaskChanges(
+            goal=goal,
+            status=status,
+            subgoal_id=subgoal_id,
+            subgoal_status=subgoal_status,
+            entities=entities,
+            constraints=constraints,
+            decisions=decisions,
+            notes=notes,
+            parent_task_id=parent_task_id,
+        )
+        return self._writes.task(task_id, scope, changes)
 
     def register_schema(
         self,

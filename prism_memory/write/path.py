@@ -53,6 +53,7 @@ from ..layers.semantic import SemanticWriter
 from ..layers.working import (
     TaskChanges,
     TaskState,
+    apply_changes,
     apply_task_update,
     load_task,
     register_task_schema,
@@ -407,13 +408,11 @@ class WritePath:
         if tid is None:
             raise ValidationError("task_id is required, e.g. m.task('trip-123', user_id=...)")
         scope = scope.widen(session=True)
-        if all(
-            c is None for c in changes.values()
-        ):  # a read: never writes, not even an empty state
+        if changes.is_read:  # a read: never writes, not even an empty state
             return load_task(self.engine, scope, tid) or TaskState(task_id=tid)
         with self.engine.scope_lock(scope):
             current = load_task(self.engine, scope, tid)
-            state = apply_task_update(current or TaskState(task_id=tid), **changes)
+            state = apply_changes(current or TaskState(task_id=tid), changes)
             if state != current:
                 self._save_task(scope, state, RememberResult())
             return state

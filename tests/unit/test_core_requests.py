@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from prism_memory import FakeEmbedder, Memory, ValidationError
+from prism_memory.layers.working import TaskChanges
 from prism_memory.lifecycle.forget import ForgetCriteria
 from prism_memory.records import Scope
 from prism_memory.retrieval.request import SearchRequest
@@ -50,4 +51,15 @@ def test_forget_builds_one_keyword_only_criteria() -> None:
         m.forget(user_id="a", layer="semantic", below_utility=2)
     assert [r.text for r in m.list(user_id="a")] == ["I am vegetarian"]  # nothing changed
     assert m.forget(user_id="a", layer="semantic") == 1
+    m.close()
+
+
+def test_task_changes_are_one_keyword_only_request() -> None:
+    with pytest.raises(TypeError):
+        TaskChanges("book a trip")  # type: ignore[misc]
+    assert TaskChanges().is_read and not TaskChanges(notes="x").is_read
+    m = Memory(location=":memory:", embedder=FakeEmbedder(dim=32))
+    assert m.task("trip", user_id="a").goal is None  # a read writes nothing
+    state = m.task("trip", user_id="a", goal="Lisbon in May", constraints="<= 800/night")
+    assert (state.goal, state.constraints) == ("Lisbon in May", ["<= 800/night"])
     m.close()
