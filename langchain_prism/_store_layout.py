@@ -159,18 +159,10 @@ class LayoutMigration:
                 by_ns.setdefault(ns, []).append(r)
         for ns, items in by_ns.items():
             old_scope = Scope.of(user_id=namespace_user_id(ns), agent_id=ctx.agent_id)
-            vectors = records.vectors([r.id for r in items], old_scope)
             seq = min(int(r.metadata.get("seq") or 0) for r in items)
-            moved = [
-                r.model_copy(
-                    update={
-                        "user_id": ctx.user_of(ns),
-                        "metadata": {**r.metadata, "ns_seq": seq, "user_ns": "yes"},
-                    }
-                )
-                for r in items
-            ]
-            records.write(moved, dense=vectors, screen=False, keep_metadata=ADDRESS, move=True)
+            new_scope = Scope.of(user_id=ctx.user_of(ns), agent_id=ctx.agent_id)
+            marks = {"ns_seq": seq, "user_ns": "yes"}
+            moved = records.move([r.id for r in items], old_scope, new_scope, metadata=marks)
             entries = [registry_record_id(ctx.agent_id, p, ns) for p in prefixes(ns)]
             records.delete(entries, ctx.store_scope())
             log.info("PrismStore: %d items of a user namespace moved to its user", len(moved))

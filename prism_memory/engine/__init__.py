@@ -37,7 +37,11 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
+
+from pydantic import TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
 
 from .._opening import open_path, open_store, store_cjk_embedder
 from .._shared import SharedStore, WriteEvent
@@ -66,7 +70,7 @@ if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not e
     from typing import Unpack
 
 
-__all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text"]
+__all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text", "payload_fields"]
 
 log = logging.getLogger("prism_memory")
 
@@ -89,6 +93,78 @@ def _checked_scope(scope: Scope) -> Scope:
             "Scope.of(user_id, agent_id, session_id)"
         )
     return scope
+
+
+_SCOPE_FIELDS = frozenset({"user_id", "agent_id", "session_id"})
+_TIME_FIELDS = frozenset({"event_time", "created_at"})
+#: payload key -> the ``MemoryRecord`` field it stores
+_PAYLOAD_KEYS = {(f.alias or n): n for n, f in MemoryRecord.model_fields.items()}
+_REFUSED = {
+    "id": "a record's id is fixed; write a new record (Memory.add) and delete the old one",
+    "text": "the text is what the vectors are computed from: Memory.update(record_id, "
+    "text=...) re-embeds it (a new version), Engine.rewrite stores a new state",
+    "speaker": "the speaker is part of what the vectors are computed from: Engine.rewrite "
+    "stores a new state with its vectors",
+    **{
+        k: "moving records to another scope is Engine.move(ids, from_scope, to_scope) "
+        "(RecordStore.move), which checks the records are the old scope's"
+        for k in _SCOPE_FIELDS
+    },
+    **{
+        k: "it is an index field derived from the record: set 'provenance' (trust, source, "
+        "source_ids), 'entities' (entity_keys) or 'event_time' (ts) and it follows"
+        for k in ("trust", "source", "source_ids", "ts", "entity_keys", "link_keys")
+    },
+}
+
+
+@cache
+def _adapter(name: str) -> TypeAdapter[Any]:
+    annotation: Any = MemoryRecord.model_fields[name].annotation
+    return TypeAdapter(annotation)
+
+
+def payload_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The payload an in-place update of ``fields`` sets: each value checked against its
+    :class:`MemoryRecord` field and stored as a written record stores it, plus the index
+    fields it derives (``trust`` / ``source`` / ``source_ids`` from ``provenance``,
+    ``entity_keys`` from ``entities``). ``ValidationError`` for an unknown field, one an
+    in-place update may not set (saying which call does) or a bad value.
+
+    >>> payload_fields({"status": "superseded"})
+    {'status': 'superseded'}
+    """
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if key in _REFUSED:
+            raise ValidationError(f"an update cannot set {key!r}: {_REFUSED[key]}")
+        name = _PAYLOAD_KEYS.get(key)
+        if name is None:
+            raise ValidationError(
+                f"unknown record field {key!r}; the fields an update may set are "
+                f"{sorted(set(_PAYLOAD_KEYS) - _REFUSED.keys())}"
+            )
+        adapter = _adapter(name)
+        try:
+            checked = adapter.validate_python(value)
+        except PydanticValidationError as exc:
+            raise ValidationError(f"bad value for record field {key!r}: {exc}") from None
+        out[key] = adapter.dump_python(checked, mode="json", by_alias=True)
+        if name == "provenance":
+            out["trust"] = checked.trust.value
+            out["source"] = checked.source.value
+            out["source_ids"] = list(checked.source_ids)
+        elif name == "entities":
+            out["entity_keys"] = sorted({e.key for e in checked if e.key})
+    return out
+
+
+def _by_scope(records: Sequence[MemoryRecord]) -> list[list[MemoryRecord]]:
+    """``records`` grouped by scope, in first-seen order."""
+    groups: dict[str, list[MemoryRecord]] = {}
+    for r in records:
+        groups.setdefault(r.scope.key(), []).append(r)
+    return list(groups.values())
 
 
 class EngineOptions(TypedDict, total=False):
@@ -177,7 +253,7 @@ class Engine:
         self._listeners.append(listener)
         self._shared.bus.subscribe(listener)
 
-    def notify_write(
+    def _announce(
         self,
         scope: Scope | None,
         *,
@@ -189,10 +265,8 @@ class Engine:
     ) -> None:
         """Tell every listener on the store that records of ``scope`` changed (``None`` = every
         scope); ``inserted``: the records upserted, when that is the whole change; ``fields``:
-        the payload fields an in-place update set.
-
-        The write methods below announce their own changes; this is for a change made
-        outside the engine (``RecordStore.changed``)."""
+        the payload fields an in-place update set. Only the write methods below call it:
+        every change to a store goes through them and is announced by them."""
         event = WriteEvent(
             scope,
             reindex,
@@ -323,7 +397,6 @@ class Engine:
         same_vector_as: Mapping[str, str] | None = None,
         screen: bool = True,
         keep_metadata: Collection[str] = (),
-        move: bool = False,
     ) -> list[MemoryRecord]:
         """Redact, screen, embed and upsert records; notify listeners. Returns what was written.
 
@@ -332,21 +405,15 @@ class Engine:
         already (:meth:`screen`), and are not screened again. PII redaction (when on) runs on
         every record either way; ``keep_metadata`` names top-level metadata keys that are
         addresses, not content (a LangGraph item's namespace and key), and are kept as given.
-        A record whose id names a record of another scope is refused (``ScopeError``), unless
-        ``move=True``: an integration moving its own records to another scope (a migration).
+        A record whose id names a record of another scope is refused (``ScopeError``); moving
+        records to another scope is :meth:`move`.
         """
         self.check_open()
         if not records:
             return []
         for record in records:  # nothing is written unless every record can be stored as is
             check_record(record)
-        taken = set() if move else self.foreign_ids(records)
-        if taken:
-            raise ScopeError(
-                f"{len(taken)} record id(s) (e.g. {sorted(taken)[0]}) belong to records of "
-                "another scope; a write never replaces another scope's record. Drop the id to "
-                "have one derived from the record's own scope and text"
-            )
+        self._refuse_foreign(records)
         if screen:
             records = self.screen(records, keep_metadata)
         else:
@@ -359,15 +426,12 @@ class Engine:
         """One write event per scope of ``records``: only new, current records extend what
         listeners hold; a new version, a superseded one or an edited record (``updated_at``
         moved) makes them drop it."""
-        by_scope: dict[str, list[MemoryRecord]] = {}
-        for r in records:
-            by_scope.setdefault(r.scope.key(), []).append(r)
-        for group in by_scope.values():
+        for group in _by_scope(records):
             fresh = all(r.status == Status.ACTIVE and r.updated_at == r.created_at for r in group)
             if fresh:
-                self.notify_write(group[0].scope, inserted=group)
+                self._announce(group[0].scope, inserted=group)
             else:
-                self.notify_write(group[0].scope, updated=[r.id for r in group])
+                self._announce(group[0].scope, updated=[r.id for r in group])
 
     # -- the write funnel: with write_records, the only calls that change the store -------
     def rewrite(
@@ -378,12 +442,15 @@ class Engine:
         announce: bool = True,
     ) -> None:
         """Store states of records already stored as they are: a superseded state kept as a
-        version, a new state of the same text. No redaction, screen or scope check (the
-        record passed them when first written); the dense vector given by id is reused with
-        a BM25 vector of the text, a record without one is embedded in full.
+        version, a new state of the same text. No redaction or screen (the record passed
+        them when first written); an id naming a record of another scope is refused
+        (``ScopeError``, nothing written). The dense vector given by id is reused; the BM25
+        and ``dense_cjk`` vectors are computed from the embedding text (speaker and text)
+        like every write's, and a record without a given vector is embedded in full.
 
         ``announce=False``: the caller's next write in the same operation announces the
-        change (a reconcile batch, a new version and its successor).
+        change (a reconcile batch, a new version and its successor); otherwise each scope
+        of ``records`` is told its records were updated.
 
         >>> engine.rewrite([old_state], dense={old_state.id: vector})  # doctest: +SKIP
         """
@@ -392,14 +459,88 @@ class Engine:
             return
         for record in records:
             check_record(record)
-        given = dense or {}
-        reused = [r for r in records if given.get(r.id) is not None]
-        fresh = [r for r in records if given.get(r.id) is None]
-        sparse = self.sparse.documents([r.text for r in reused])
-        points = [PointData(r, given[r.id], s) for r, s in zip(reused, sparse)]
-        self.store.upsert(points + (self.embed_records(fresh) if fresh else []))
+        self._refuse_foreign(records)
+        given = {k: v for k, v in (dense or {}).items() if v is not None}
+        self.store.upsert(self.embed_records(records, dense=given))
         if announce:
-            self.notify_write(records[0].scope, updated=[r.id for r in records])
+            for group in _by_scope(records):
+                self._announce(group[0].scope, updated=[r.id for r in group])
+
+    def _refuse_foreign(self, records: Sequence[MemoryRecord]) -> None:
+        """``ScopeError`` when an id of ``records`` names a record of another scope."""
+        taken = self.foreign_ids(records)
+        if taken:
+            raise ScopeError(
+                f"{len(taken)} record id(s) (e.g. {sorted(taken)[0]}) belong to records of "
+                "another scope; a write never replaces another scope's record. Drop the id to "
+                "have one derived from the record's own scope and text"
+            )
+
+    def move(
+        self,
+        ids: Sequence[str],
+        from_scope: Scope,
+        to_scope: Scope,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[MemoryRecord]:
+        """Move the records ``ids`` of ``from_scope`` into ``to_scope`` (same ids and vectors,
+        so each upsert replaces the old point); returns the moved records.
+
+        Every id must name a record of ``from_scope``, else ``ScopeError`` and nothing moves
+        (a move never takes another scope's record). Each scope field that ``from_scope`` or
+        ``to_scope`` sets takes ``to_scope``'s value; one both leave open is kept.
+        ``metadata``: keys set on every moved record's metadata (a migration's marks). The
+        old scopes are told the records went, the new ones that they arrived.
+
+        >>> engine.move([rid], Scope(user_id="ns-alice"), Scope(user_id="alice"))  # doctest: +SKIP
+        """
+        self.check_open()
+        todo = list(dict.fromkeys(_checked_ids(ids)))
+        _checked_scope(from_scope)
+        _checked_scope(to_scope)
+        if not todo:
+            return []
+        found: list[MemoryRecord] = []
+        vectors: dict[str, list[float]] = {}
+        for start in range(0, len(todo), 256):
+            chunk = todo[start : start + 256]
+            found += self.store.get(chunk, from_scope)
+            vectors.update(self.store.get_vectors(chunk, from_scope))
+        missing = set(todo) - {r.id for r in found}
+        if missing:
+            raise ScopeError(
+                f"{len(missing)} record id(s) (e.g. {sorted(missing)[0]}) are not records of "
+                f"{from_scope.key()}; nothing was moved. Pass the scope the records are in"
+            )
+        extra = dict(metadata or {})
+
+        def field(name: str, record: MemoryRecord) -> str | None:
+            old: str | None = getattr(from_scope, name)
+            new: str | None = getattr(to_scope, name)
+            kept: str | None = getattr(record, name)
+            return new if old is not None or new is not None else kept
+
+        moved = [
+            r.model_copy(
+                update={
+                    **{k: field(k, r) for k in ("user_id", "agent_id", "session_id")},
+                    "metadata": {**r.metadata, **extra},
+                }
+            )
+            for r in found
+        ]
+        for record in moved:
+            check_record(record)
+        self.store.upsert(self.embed_records(moved, dense=vectors))
+        for group in _by_scope(found):
+            self._announce(group[0].scope, deleted=[r.id for r in group])
+        for group in _by_scope(moved):
+            if all(r.status == Status.ACTIVE for r in group):
+                self._announce(group[0].scope, inserted=group)
+            else:
+                self._announce(group[0].scope, updated=[r.id for r in group])
+        return moved
 
     def update(
         self,
@@ -412,7 +553,11 @@ class Engine:
     ) -> None:
         """Set payload ``fields`` on the records ``ids`` of ``scope`` (records of other
         scopes untouched), without re-embedding: the change is not one the vectors follow
-        (status, links, counters, a marked digest).
+        (status, links, counters). Field names and values are checked against
+        :class:`MemoryRecord` (:func:`payload_fields`): ``id``, ``text``, ``speaker``, the
+        scope fields and the derived index fields are refused (``ValidationError`` naming
+        the call that does it), nothing is changed; the index fields follow ``provenance``,
+        ``entities`` and the time fields.
 
         ``announce=False``: the caller's next write in the same operation announces the
         change (a reconcile batch), or the fields are bookkeeping no reader caches (access
@@ -424,15 +569,23 @@ class Engine:
         self.check_open()
         todo = _checked_ids(ids)
         _checked_scope(scope)
-        if not todo:
-            return
         if not fields or not all(isinstance(k, str) and k for k in fields):
             raise ValidationError(
                 f"fields to update must be a non-empty mapping of field names, got {fields!r}"
             )
-        self.store.set_payload(todo, scope, dict(fields))
+        payload = payload_fields(fields)
+        if not todo:
+            return
+        if _TIME_FIELDS & payload.keys():  # ``ts`` is each record's own time: one call each
+            for record in self.store.get(todo, scope):
+                merged = MemoryRecord.from_payload({**record.to_payload(), **payload})
+                self.store.set_payload(
+                    [record.id], scope, {**payload, "ts": merged.time.timestamp()}
+                )
+        else:
+            self.store.set_payload(todo, scope, payload)
         if announce:
-            self.notify_write(scope, reindex=reindex, updated=todo, fields=fields.keys())
+            self._announce(scope, reindex=reindex, updated=todo, fields=payload.keys())
 
     def delete(self, ids: Sequence[str], scope: Scope, *, reindex: bool = False) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched; 256 per store call);
@@ -452,7 +605,7 @@ class Engine:
             for start in range(0, len(todo), 256):
                 n += self.store.delete(todo[start : start + 256], scope)
         finally:
-            self.notify_write(scope, reindex=reindex, deleted=todo)
+            self._announce(scope, reindex=reindex, deleted=todo)
         return n
 
     def delete_where(
@@ -467,10 +620,15 @@ class Engine:
         """
         self.check_open()
         _checked_scope(scope)
+        if flt is not None and not isinstance(flt, RecordFilter):
+            raise ValidationError(
+                f"flt must be a RecordFilter or None, got {type(flt).__name__}; build one "
+                "with RecordFilter(must=[Condition(...)]) or prism_memory.stores.parse_filters"
+            )
         try:
             return self.store.delete_by_filter(scope, flt)
         finally:
-            self.notify_write(scope, reindex=reindex)
+            self._announce(scope, reindex=reindex)
 
     def purge(self) -> None:
         """Make every deletion and replacement so far physical: the engine rewrites its files
@@ -529,12 +687,14 @@ class Engine:
     def begin_purge(self) -> bool:
         """Journal a purge before deleting, where the engine keeps a journal (embedded).
         Returns whether this call wrote the journal (``False``: none, or one was pending)."""
+        self.check_open()
         begin = getattr(self.store, "begin_purge", None)
         return bool(begin()) if callable(begin) else False
 
     def cancel_purge(self) -> None:
         """Remove the journal :meth:`begin_purge` wrote, when the deletion it announced was
         refused before deleting anything (a refused operation leaves no journal)."""
+        self.check_open()
         cancel = getattr(self.store, "cancel_purge", None)
         if callable(cancel):
             cancel()

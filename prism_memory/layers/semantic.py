@@ -383,10 +383,7 @@ class SemanticWriter:
             self.engine.update(
                 [rid],
                 batch.scope,
-                {
-                    "source_ids": current.provenance.source_ids,
-                    "provenance": current.provenance.model_dump(mode="json"),
-                },
+                {"provenance": current.provenance.model_dump(mode="json")},
                 announce=False,  # the batch's write announces it
             )
         batch.result.skipped.append(RecordChange(current, outcome.reason))
