@@ -316,7 +316,40 @@ def new_record(
     record_id: str | None = None,
 ) -> MemoryRecord:
     """Validate arguments into a :class:`MemoryRecord` (no I/O): the one place a record is built
-    from user input, so every entry point rejects the same bad values with the same message."""
+    from user input, so every entry point rejects the same bad values with the same message.
+    Public as ``Memory.build_record``: build records to hand to ``Memory.record_store.write``
+    (integrations such as the LangGraph ``PrismStore`` do), where ``Memory.add`` would embed
+    and write one at once.
+
+    Args:
+        text: the record's text (non-empty; what is embedded and shown in a context).
+        scope: where it lives, e.g. ``Scope.of(user_id="alice")``.
+        kind / layer: a :class:`Kind` and :class:`Layer` (or their string values).
+        metadata: flat JSON-able extras kept with the record.
+        event_time: when what it says happened (naive = UTC); ``created_at`` is now.
+        task_id / subgoal_id: the working-memory task it belongs to.
+        entities: names, ``{"name", "type"}`` dicts or :class:`Entity` objects.
+        importance / confidence: numbers in [0, 1] (default 0.5 / 1.0).
+        source: who said it (``user`` and ``system`` are trusted, ``tool`` / ``web`` are not);
+            ``source_ids``: the ids of the records it was derived from.
+        fields / schema: a structured fact's field values and the registered schema name.
+        speaker: who spoke a turn; record_id: an explicit id (default: derived from the scope,
+            layer and text, so the same text in a scope is one record).
+
+    Raises:
+        ValidationError: a bad value, with the message saying what to pass instead.
+
+    Example:
+        >>> from prism_memory.records import Scope
+        >>> r = new_record("I prefer window seats", Scope.of(user_id="alice"),
+        ...                kind="preference", importance=0.8)
+        >>> r.kind.value, r.layer.value, r.importance, r.user_id
+        ('preference', 'semantic', 0.8, 'alice')
+        >>> new_record("seat", Scope.of(user_id="alice"), importance=3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        prism_memory.errors.ValidationError: importance must be a number in [0, 1], got 3
+    """
     check_text(text)
     kind_v = coerce_enum(Kind, kind, "kind")
     layer_v = coerce_enum(Layer, layer, "layer")
