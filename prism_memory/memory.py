@@ -43,7 +43,7 @@ from .config import PrismConfig, RetrievalConfig
 from .embeddings import Embedder
 from .engine import Engine
 from .errors import ValidationError
-from .extraction.schemas import SchemaRegistry, SchemaSpec
+from .extraction.schemas import SchemaDecl, SchemaRegistry, SchemaSpec
 from .layers.stated import StatedFacts
 from .layers.working import TaskChanges, TaskState
 from .lifecycle.forget import ForgetCriteria
@@ -837,9 +837,16 @@ class Memory:
         ``extract(text, context) -> [field dicts]``: an optional rule for this schema, run on
         every user turn (the LLM extractor, when given, fills every registered schema).
         """
-        return self._writes.schemas.register(
-            model, key=key, policies=policies, kind=kind, name=name, render=render, extract=extract
+        decl = SchemaDecl(
+            model=model,
+            key=key,
+            policies=policies,
+            kind=kind,
+            name=name,
+            render=render,
+            extract=extract,
         )
+        return self._writes.schemas.declare(decl)
 
     def consolidate(
         self,

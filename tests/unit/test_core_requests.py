@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import BaseModel
 
 from prism_memory import FakeEmbedder, Memory, ValidationError
+from prism_memory.extraction.schemas import SchemaDecl
 from prism_memory.layers.working import TaskChanges
 from prism_memory.lifecycle.forget import ForgetCriteria
 from prism_memory.records import Scope
@@ -62,4 +64,19 @@ def test_task_changes_are_one_keyword_only_request() -> None:
     assert m.task("trip", user_id="a").goal is None  # a read writes nothing
     state = m.task("trip", user_id="a", goal="Lisbon in May", constraints="<= 800/night")
     assert (state.goal, state.constraints) == ("Lisbon in May", ["<= 800/night"])
+    m.close()
+
+
+def test_register_schema_builds_one_checked_declaration() -> None:
+    class Pet(BaseModel):
+        name: str
+        species: str = ""
+
+    with pytest.raises(TypeError):
+        SchemaDecl(Pet)  # type: ignore[misc]
+    m = Memory(location=":memory:", embedder=FakeEmbedder(dim=32))
+    with pytest.raises(ValidationError, match="unknown policy 'newest'"):
+        m.register_schema(Pet, key=["name"], policies={"species": "newest"})
+    assert "Pet" not in m.schemas  # a bad declaration registers nothing
+    assert m.register_schema(Pet, key=["name"], kind="fact").kind.value == "fact"
     m.close()
