@@ -37,11 +37,7 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
-from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
-
-from pydantic import TypeAdapter
-from pydantic import ValidationError as PydanticValidationError
 
 from .._opening import open_path, open_store, store_cjk_embedder
 from .._shared import SharedStore, WriteEvent
@@ -63,6 +59,14 @@ from ..records import (
 from ..sparse import SPARSE_VERSION, SparseEncoder
 from ..stores import MemoryStore, PointData, RecordFilter
 from ..stores.filters import Condition
+from .fields import (
+    TIME_FIELDS,
+    by_scope,
+    checked_ids,
+    checked_scope,
+    payload_fields,
+    rescoped,
+)
 from .screening import redact_records, screen_records
 from .vectors import CjkVectors, embedding_text, record_points
 
@@ -73,98 +77,6 @@ if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not e
 __all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text", "payload_fields"]
 
 log = logging.getLogger("prism_memory")
-
-
-def _checked_ids(ids: Sequence[str]) -> list[str]:
-    """``ids`` as a list, each a non-empty string (``ValidationError`` naming the first bad one)."""
-    if isinstance(ids, str):
-        raise ValidationError(f"ids must be a list of record ids, not one string {ids!r}")
-    out = list(ids)
-    for rid in out:
-        if not isinstance(rid, str) or not rid:
-            raise ValidationError(f"record ids must be non-empty strings, got {rid!r}")
-    return out
-
-
-def _checked_scope(scope: Scope) -> Scope:
-    if not isinstance(scope, Scope):
-        raise ValidationError(
-            f"scope must be a Scope, got {type(scope).__name__}; build one with "
-            "Scope.of(user_id, agent_id, session_id)"
-        )
-    return scope
-
-
-_SCOPE_FIELDS = frozenset({"user_id", "agent_id", "session_id"})
-_TIME_FIELDS = frozenset({"event_time", "created_at"})
-#: payload key -> the ``MemoryRecord`` field it stores
-_PAYLOAD_KEYS = {(f.alias or n): n for n, f in MemoryRecord.model_fields.items()}
-_REFUSED = {
-    "id": "a record's id is fixed; write a new record (Memory.add) and delete the old one",
-    "text": "the text is what the vectors are computed from: Memory.update(record_id, "
-    "text=...) re-embeds it (a new version), Engine.rewrite stores a new state",
-    "speaker": "the speaker is part of what the vectors are computed from: Engine.rewrite "
-    "stores a new state with its vectors",
-    **{
-        k: "moving records to another scope is Engine.move(ids, from_scope, to_scope) "
-        "(RecordStore.move), which checks the records are the old scope's"
-        for k in _SCOPE_FIELDS
-    },
-    **{
-        k: "it is an index field derived from the record: set 'provenance' (trust, source, "
-        "source_ids), 'entities' (entity_keys) or 'event_time' (ts) and it follows"
-        for k in ("trust", "source", "source_ids", "ts", "entity_keys", "link_keys")
-    },
-}
-
-
-@cache
-def _adapter(name: str) -> TypeAdapter[Any]:
-    annotation: Any = MemoryRecord.model_fields[name].annotation
-    return TypeAdapter(annotation)
-
-
-def payload_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The payload an in-place update of ``fields`` sets: each value checked against its
-    :class:`MemoryRecord` field and stored as a written record stores it, plus the index
-    fields it derives (``trust`` / ``source`` / ``source_ids`` from ``provenance``,
-    ``entity_keys`` from ``entities``). ``ValidationError`` for an unknown field, one an
-    in-place update may not set (saying which call does) or a bad value.
-
-    >>> payload_fields({"status": "superseded"})
-    {'status': 'superseded'}
-    """
-    out: dict[str, Any] = {}
-    for key, value in fields.items():
-        if key in _REFUSED:
-            raise ValidationError(f"an update cannot set {key!r}: {_REFUSED[key]}")
-        name = _PAYLOAD_KEYS.get(key)
-        if name is None:
-            raise ValidationError(
-                f"unknown record field {key!r}; the fields an update may set are "
-                f"{sorted(set(_PAYLOAD_KEYS) - _REFUSED.keys())}"
-            )
-        adapter = _adapter(name)
-        try:
-            checked = adapter.validate_python(value)
-        except PydanticValidationError as exc:
-            raise ValidationError(f"bad value for record field {key!r}: {exc}") from None
-        out[key] = adapter.dump_python(checked, mode="json", by_alias=True)
-        if name == "provenance":
-            out["trust"] = checked.trust.value
-            out["source"] = checked.source.value
-            out["source_ids"] = list(checked.source_ids)
-        elif name == "entities":
-            out["entity_keys"] = sorted({e.key for e in checked if e.key})
-    return out
-
-
-def _by_scope(records: Sequence[MemoryRecord]) -> list[list[MemoryRecord]]:
-    """``records`` grouped by scope, in first-seen order."""
-    groups: dict[str, list[MemoryRecord]] = {}
-    for r in records:
-        groups.setdefault(r.scope.key(), []).append(r)
-    return list(groups.values())
 
 
 class EngineOptions(TypedDict, total=False):
@@ -426,7 +338,7 @@ class Engine:
         """One write event per scope of ``records``: only new, current records extend what
         listeners hold; a new version, a superseded one or an edited record (``updated_at``
         moved) makes them drop it."""
-        for group in _by_scope(records):
+        for group in by_scope(records):
             fresh = all(r.status == Status.ACTIVE and r.updated_at == r.created_at for r in group)
             if fresh:
                 self._announce(group[0].scope, inserted=group)
@@ -463,7 +375,7 @@ class Engine:
         given = {k: v for k, v in (dense or {}).items() if v is not None}
         self.store.upsert(self.embed_records(records, dense=given))
         if announce:
-            for group in _by_scope(records):
+            for group in by_scope(records):
                 self._announce(group[0].scope, updated=[r.id for r in group])
 
     def _refuse_foreign(self, records: Sequence[MemoryRecord]) -> None:
@@ -496,51 +408,43 @@ class Engine:
         >>> engine.move([rid], Scope(user_id="ns-alice"), Scope(user_id="alice"))  # doctest: +SKIP
         """
         self.check_open()
-        todo = list(dict.fromkeys(_checked_ids(ids)))
-        _checked_scope(from_scope)
-        _checked_scope(to_scope)
+        todo = list(dict.fromkeys(checked_ids(ids)))
+        checked_scope(from_scope)
+        checked_scope(to_scope)
         if not todo:
             return []
-        found: list[MemoryRecord] = []
-        vectors: dict[str, list[float]] = {}
-        for start in range(0, len(todo), 256):
-            chunk = todo[start : start + 256]
-            found += self.store.get(chunk, from_scope)
-            vectors.update(self.store.get_vectors(chunk, from_scope))
-        missing = set(todo) - {r.id for r in found}
-        if missing:
-            raise ScopeError(
-                f"{len(missing)} record id(s) (e.g. {sorted(missing)[0]}) are not records of "
-                f"{from_scope.key()}; nothing was moved. Pass the scope the records are in"
-            )
-        extra = dict(metadata or {})
-
-        def field(name: str, record: MemoryRecord) -> str | None:
-            old: str | None = getattr(from_scope, name)
-            new: str | None = getattr(to_scope, name)
-            kept: str | None = getattr(record, name)
-            return new if old is not None or new is not None else kept
-
-        moved = [
-            r.model_copy(
-                update={
-                    **{k: field(k, r) for k in ("user_id", "agent_id", "session_id")},
-                    "metadata": {**r.metadata, **extra},
-                }
-            )
-            for r in found
-        ]
+        found, vectors = self._stored_in(todo, from_scope)
+        moved = rescoped(found, from_scope, to_scope, metadata or {})
         for record in moved:
             check_record(record)
         self.store.upsert(self.embed_records(moved, dense=vectors))
-        for group in _by_scope(found):
+        for group in by_scope(found):
             self._announce(group[0].scope, deleted=[r.id for r in group])
-        for group in _by_scope(moved):
+        for group in by_scope(moved):
             if all(r.status == Status.ACTIVE for r in group):
                 self._announce(group[0].scope, inserted=group)
             else:
                 self._announce(group[0].scope, updated=[r.id for r in group])
         return moved
+
+    def _stored_in(
+        self, ids: list[str], scope: Scope
+    ) -> tuple[list[MemoryRecord], dict[str, list[float]]]:
+        """The records ``ids`` of ``scope`` and their dense vectors; ``ScopeError`` when any
+        of them is not a record of ``scope``."""
+        found: list[MemoryRecord] = []
+        vectors: dict[str, list[float]] = {}
+        for start in range(0, len(ids), 256):
+            chunk = ids[start : start + 256]
+            found += self.store.get(chunk, scope)
+            vectors.update(self.store.get_vectors(chunk, scope))
+        missing = set(ids) - {r.id for r in found}
+        if missing:
+            raise ScopeError(
+                f"{len(missing)} record id(s) (e.g. {sorted(missing)[0]}) are not records of "
+                f"{scope.key()}; nothing was moved. Pass the scope the records are in"
+            )
+        return found, vectors
 
     def update(
         self,
@@ -567,8 +471,8 @@ class Engine:
         >>> engine.update([rid], Scope(user_id="alice"), {"utility": 0.8})  # doctest: +SKIP
         """
         self.check_open()
-        todo = _checked_ids(ids)
-        _checked_scope(scope)
+        todo = checked_ids(ids)
+        checked_scope(scope)
         if not fields or not all(isinstance(k, str) and k for k in fields):
             raise ValidationError(
                 f"fields to update must be a non-empty mapping of field names, got {fields!r}"
@@ -576,7 +480,7 @@ class Engine:
         payload = payload_fields(fields)
         if not todo:
             return
-        if _TIME_FIELDS & payload.keys():  # ``ts`` is each record's own time: one call each
+        if TIME_FIELDS & payload.keys():  # ``ts`` is each record's own time: one call each
             for record in self.store.get(todo, scope):
                 merged = MemoryRecord.from_payload({**record.to_payload(), **payload})
                 self.store.set_payload(
@@ -596,8 +500,8 @@ class Engine:
         1
         """
         self.check_open()
-        todo = _checked_ids(ids)
-        _checked_scope(scope)
+        todo = checked_ids(ids)
+        checked_scope(scope)
         if not todo:
             return 0
         n = 0
@@ -619,7 +523,7 @@ class Engine:
         12
         """
         self.check_open()
-        _checked_scope(scope)
+        checked_scope(scope)
         if flt is not None and not isinstance(flt, RecordFilter):
             raise ValidationError(
                 f"flt must be a RecordFilter or None, got {type(flt).__name__}; build one "
