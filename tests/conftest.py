@@ -1,10 +1,26 @@
-"""Shared fixtures. The real offline embedder is loaded once per test session."""
+"""Shared fixtures. The real offline embedder is loaded once per test session.
+
+The write funnel, checked at run time (``_write_funnel_guard``, autouse, whole session): every
+mutating method of the store classes is wrapped so each call walks the caller frames
+(``sys._getframe``, cheap) past the stores' own modules to the nearest caller; if that frame is
+library code (``prism_memory``, ``langchain_prism``, ``llamaindex_prism``) other than
+``prism_memory/engine.py``, the call raises ``AssertionError`` naming ``file:line``. Tests and
+benchmarks may call a store directly on purpose (a baseline store, a fault planted under the
+engine); library code may not, however it reached the store (alias, ``getattr``, a bound method
+kept in a variable, a lambda, ``type(s).upsert(s, ...)``). Frames outside the repository
+(stdlib, site-packages: a thread pool, ``functools``) are walked past, so the library frame
+that handed the call on is the one judged. ``tests/unit/test_write_funnel.py`` also keeps the
+static (AST) check, which sees code no test runs.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -13,6 +29,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from prism_memory import FakeEmbedder, FastEmbedEmbedder, Memory
+from prism_memory.stores import EdgeStore, QdrantStore
+from prism_memory.stores.base import StoreBase
 
 # No per-example deadline anywhere: a shared CI runner or a loaded workstation can stall any
 # example past Hypothesis's default 200 ms, which says nothing about the code under test.
@@ -66,3 +84,88 @@ def any_memory(
         m = Memory(location=":memory:", embedder=real_embedder)
     yield m
     m.close()
+
+
+#: the store methods that change data (the ``MemoryStore`` protocol's and the purge journal's)
+STORE_MUTATORS = (
+    "upsert",
+    "set_payload",
+    "delete",
+    "delete_by_filter",
+    "purge",
+    "begin_purge",
+    "cancel_purge",
+)
+_REPO = Path(__file__).resolve().parents[1]
+_STORES_DIR = str(_REPO / "prism_memory" / "stores") + os.sep
+_FUNNEL = str(_REPO / "prism_memory" / "engine.py")
+_LIBRARY = tuple(
+    str(_REPO / p) + os.sep for p in ("prism_memory", "langchain_prism", "llamaindex_prism")
+)
+_THIS = str(Path(__file__).resolve())
+_VENV = str(_REPO / ".venv") + os.sep
+#: co_filename -> "store" (walk past), "funnel"/"caller" (allowed), "library" (refused),
+#: "outside" (stdlib, site-packages: walk past)
+_KINDS: dict[str, str] = {}
+
+
+def _kind(filename: str) -> str:
+    kind = _KINDS.get(filename)
+    if kind is None:
+        path = os.path.realpath(filename) if os.path.isabs(filename) else filename
+        if "site-packages" in path or path.startswith(_VENV):
+            kind = "outside"
+        elif path.startswith(_STORES_DIR) or path == _THIS:
+            kind = "store"
+        elif path == _FUNNEL:
+            kind = "funnel"
+        elif path.startswith(_LIBRARY):
+            kind = "library"
+        elif path.startswith(str(_REPO) + os.sep):
+            kind = "caller"  # tests/, benchmarks/: a direct store call on purpose
+        else:
+            kind = "outside"
+        _KINDS[filename] = kind
+    return kind
+
+
+def check_write_funnel(depth: int = 1) -> None:
+    """Raise ``AssertionError`` if the nearest caller (past the stores' modules and code outside
+    the repository) of the frame ``depth`` levels up is library code other than the engine."""
+    frame = sys._getframe(depth + 1)
+    while frame is not None:
+        kind = _kind(frame.f_code.co_filename)
+        if kind in ("funnel", "caller"):
+            return
+        if kind == "library":
+            where = os.path.relpath(frame.f_code.co_filename, _REPO)
+            raise AssertionError(
+                f"{where}:{frame.f_lineno} changes a store directly: call the Engine's write "
+                "methods (write_records, update, rewrite, delete, delete_where, purge) instead"
+            )
+        frame = frame.f_back  # type: ignore[assignment]
+
+
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        check_write_funnel()
+        return method(*args, **kwargs)
+
+    guarded.__prism_funnel_guard__ = True  # type: ignore[attr-defined]
+    return guarded
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _write_funnel_guard() -> Iterator[None]:
+    """Wrap every store class's mutating methods with the run-time funnel check."""
+    with pytest.MonkeyPatch.context() as mp:
+        for cls in (EdgeStore, QdrantStore, StoreBase):
+            for name in STORE_MUTATORS:
+                method = getattr(cls, name, None)
+                if callable(method) and not getattr(method, "__prism_funnel_guard__", False):
+                    mp.setattr(cls, name, _guarded(method))
+        for cls in (EdgeStore, QdrantStore):  # a renamed method must not escape the check
+            for name in ("upsert", "set_payload", "delete", "delete_by_filter", "purge"):
+                assert getattr(getattr(cls, name), "__prism_funnel_guard__", False), (cls, name)
+        yield
