@@ -3,9 +3,9 @@
 The write funnel, checked at run time (``_write_funnel_guard``, autouse, whole session): every
 mutating method of the store classes is wrapped so each call walks the caller frames
 (``sys._getframe``, cheap) past the stores' own modules to the nearest caller; if that frame is
-library code (``prism_memory``, ``langchain_prism``, ``llamaindex_prism``) other than
-``prism_memory/engine.py``, the call raises ``AssertionError`` naming ``file:line``. Tests and
-benchmarks may call a store directly on purpose (a baseline store, a fault planted under the
+library code (a module of ``prism_memory``, ``langchain_prism``, ``llamaindex_prism``, by name)
+other than the engine's, the call raises ``AssertionError`` naming ``file:line``. Tests and
+benchmarks (``prism_bench``) may call a store directly on purpose (a baseline store, a fault planted under the
 engine); library code may not, however it reached the store (alias, ``getattr``, a bound method
 kept in a variable, a lambda, ``type(s).upsert(s, ...)``). Frames outside the repository
 (stdlib, site-packages: a thread pool, ``functools``) are walked past, so the library frame
@@ -97,35 +97,36 @@ STORE_MUTATORS = (
     "cancel_purge",
 )
 _REPO = Path(__file__).resolve().parents[1]
-_STORES_DIR = str(_REPO / "prism_memory" / "stores") + os.sep
-_FUNNEL = str(_REPO / "prism_memory" / "engine.py")
-_LIBRARY = tuple(
-    str(_REPO / p) + os.sep for p in ("prism_memory", "langchain_prism", "llamaindex_prism")
-)
-_THIS = str(Path(__file__).resolve())
 _VENV = str(_REPO / ".venv") + os.sep
-#: co_filename -> "store" (walk past), "funnel"/"caller" (allowed), "library" (refused),
+_LIBRARY = ("prism_memory", "langchain_prism", "llamaindex_prism")
+#: (module, file) -> "store" (walk past), "funnel" / "caller" (allowed), "library" (refused),
 #: "outside" (stdlib, site-packages: walk past)
-_KINDS: dict[str, str] = {}
+_KINDS: dict[tuple[str, str], str] = {}
 
 
-def _kind(filename: str) -> str:
-    kind = _KINDS.get(filename)
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _kind(module: str, filename: str) -> str:
+    """Judge a frame by its module's name (wherever the package is installed, editable or
+    not), then tests and benchmarks by their place in the repository."""
+    kind = _KINDS.get((module, filename))
     if kind is None:
         path = os.path.realpath(filename) if os.path.isabs(filename) else filename
-        if "site-packages" in path or path.startswith(_VENV):
-            kind = "outside"
-        elif path.startswith(_STORES_DIR) or path == _THIS:
+        if _within(module, "prism_memory.stores"):
             kind = "store"
-        elif path == _FUNNEL:
+        elif _within(module, "prism_memory.engine"):
             kind = "funnel"
-        elif path.startswith(_LIBRARY):
+        elif any(_within(module, package) for package in _LIBRARY):
             kind = "library"
-        elif path.startswith(str(_REPO) + os.sep):
-            kind = "caller"  # tests/, benchmarks/: a direct store call on purpose
+        elif _within(module, "prism_bench"):
+            kind = "caller"  # the benches measure a store directly (a baseline, a bulk load)
+        elif path.startswith(str(_REPO) + os.sep) and "site-packages" not in path:
+            kind = "outside" if path.startswith(_VENV) else "caller"  # tests/: on purpose
         else:
             kind = "outside"
-        _KINDS[filename] = kind
+        _KINDS[(module, filename)] = kind
     return kind
 
 
@@ -134,14 +135,17 @@ def check_write_funnel(depth: int = 1) -> None:
     the repository) of the frame ``depth`` levels up is library code other than the engine."""
     frame = sys._getframe(depth + 1)
     while frame is not None:
-        kind = _kind(frame.f_code.co_filename)
+        code = frame.f_code
+        kind = _kind(frame.f_globals.get("__name__") or "", code.co_filename)
         if kind in ("funnel", "caller"):
             return
         if kind == "library":
-            where = os.path.relpath(frame.f_code.co_filename, _REPO)
+            path = Path(code.co_filename)
+            where = path.relative_to(_REPO) if path.is_relative_to(_REPO) else path
             raise AssertionError(
-                f"{where}:{frame.f_lineno} changes a store directly: call the Engine's write "
-                "methods (write_records, update, rewrite, delete, delete_where, purge) instead"
+                f"{where.as_posix()}:{frame.f_lineno} changes a store directly: call the "
+                "Engine's write methods (write_records, update, rewrite, delete, delete_where, "
+                "purge) instead"
             )
         frame = frame.f_back  # type: ignore[assignment]
 

@@ -269,13 +269,16 @@ def test_the_runtime_check_refuses_a_library_module_that_reaches_the_store(
     with pytest.raises(
         AssertionError, match=r"prism_memory/planted_violation\.py:4 changes a store"
     ):
-        exec(code, {"store": fake_memory.store, "scope": scope})
+        exec(code, {"__name__": "prism_memory.planted", "store": fake_memory.store, "scope": scope})
     via_type = compile("type(s).upsert(s, [])\n", str(ROOT / "langchain_prism" / "x.py"), "exec")
     with pytest.raises(AssertionError, match=r"langchain_prism/x\.py:1"):
-        exec(via_type, {"s": fake_memory.store})
+        exec(via_type, {"__name__": "langchain_prism.x", "s": fake_memory.store})
     # the engine and a test calling the store on purpose pass
     fake_memory.store.delete([], scope)
-    exec(
-        compile("store.delete([], scope)\n", str(ROOT / "prism_memory" / "engine.py"), "exec"),
-        {"store": fake_memory.store, "scope": scope},
-    )
+    call = "store.delete([], scope)\n"
+    for module in ("prism_memory.engine", "prism_bench.scale"):  # the funnel, a bench
+        where = str(ROOT / (module.replace(".", "/") + ".py"))
+        exec(
+            compile(call, where, "exec"),
+            {"__name__": module, "store": fake_memory.store, "scope": scope},
+        )
