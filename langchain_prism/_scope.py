@@ -148,7 +148,8 @@ def recall_outside_session(
     The current conversation is not a memory: the turns of ``scope["session_id"]`` (buffered,
     or moved on to the episodic layer when the session ended or the buffer overflowed) and any
     record, of any layer, whose text is one of ``thread_texts`` (the messages already in the
-    prompt) are left out and the context is rendered again without them.
+    prompt) are left out before ranking (``recall(thread_session=..., thread_texts=...)``), so
+    the budget goes to what the prompt does not already show.
     """
     session = scope.get("session_id")
     long_term = {k: v for k, v in scope.items() if k != "session_id"}

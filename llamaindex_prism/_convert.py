@@ -20,9 +20,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from prism_memory import ConfigError, Memory, MemoryRecord, RemoteMemory, Scope
 from prism_memory.messages import content_text
-from prism_memory.retrieval import MemoryContext
 from prism_memory.retrieval.intent import Intent
-from prism_memory.retrieval.render import render
 
 __all__ = [
     "NODE_LLM_METADATA_KEYS",
@@ -31,7 +29,6 @@ __all__ = [
     "context_records",
     "context_text",
     "long_term_scope",
-    "long_term_text",
     "message_text",
     "messages_to_turns",
     "new_tail",
@@ -39,7 +36,6 @@ __all__ = [
     "record_to_message",
     "record_to_node",
     "session_turns",
-    "without_thread",
 ]
 
 # Roles PRISM stores (``metadata["role"]`` of a turn) for each LlamaIndex role.
@@ -304,28 +300,3 @@ def context_records(context: Any) -> Sequence[Any]:
         return list(items)
     records = getattr(context, "records", None)
     return list(records) if records is not None else []
-
-
-def long_term_text(context: Any) -> str:
-    """The context without its "recent turns" section, re-rendered.
-
-    A chat memory returns the session's recent turns as chat messages already; showing them
-    again inside the memory block would pay for them twice. An LLM-compressed context cannot
-    be split and is returned as it is.
-    """
-    items = getattr(context, "items", None)
-    trace = getattr(context, "trace", None)
-    compression = str(getattr(trace, "compression", ""))
-    if not items or compression.startswith("llm") or all(i.section != "buffer" for i in items):
-        return context_text(context)
-    return render([i for i in items if i.section != "buffer"])
-
-
-def without_thread(
-    context: MemoryContext, session_id: str | None, thread_texts: Iterable[str]
-) -> MemoryContext:
-    """``context`` without what the current conversation already shows: the core's one rule,
-    :meth:`prism_memory.retrieval.MemoryContext.without` (the session's turns, buffered or
-    moved on, and any record equal to one of ``thread_texts``). Prefer passing the thread
-    to ``Memory.recall`` (``thread_texts=``), which leaves it out before the budget is spent."""
-    return context.without(session_id=session_id, texts=thread_texts)

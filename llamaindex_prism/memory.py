@@ -8,7 +8,8 @@ Design:
   what ``Memory.recall`` found for ``input`` (or, without ``input``, for the latest user
   message — ``SimpleChatEngine`` and ``FunctionAgent`` put the user turn first and then call
   ``get()`` with no argument). Long-term recall spans every session of the user/agent; the
-  session's own recent turns are dropped from the context (they are the chat history).
+  messages of the returned history are left out by the core's thread filter
+  (``Memory.recall(..., thread_texts=)``, before the budget is spent): they are shown already.
 - ``reset()`` ends the PRISM session: the buffer is consolidated into long-term memory and the
   next ``get()`` starts from an empty history. ``forget_on_reset=True`` erases the session
   instead: its turns and the facts extracted from them alone.
@@ -30,8 +31,8 @@ from prism_memory import ConfigError, Memory, Scope
 from ._convert import (
     as_intent,
     check_memory,
+    context_text,
     long_term_scope,
-    long_term_text,
     message_text,
     messages_to_turns,
     record_to_message,
@@ -177,7 +178,17 @@ class PrismMemory(BaseMemory):
             )
         if not query.strip():
             return messages
-        text = long_term_text(self.recall(query))
+        # the core's one thread filter, applied before the budget is spent: the buffer is a
+        # window of the session, so what it shows (tool results included) is left out; turns
+        # that left the window, or a session that ended, are memories again (as memory_block)
+        context = self.memory.recall(
+            query,
+            **self._session_scope(),
+            budget_tokens=self.budget_tokens,
+            intent=as_intent(self.memory, self.intent),
+            thread_texts=[t for t in (message_text(m) for m in history) if t],
+        )
+        text = context_text(context)
         if text.strip():
             system = ChatMessage(
                 role=MessageRole.SYSTEM, content=self.system_template.format(context=text)

@@ -329,10 +329,7 @@ class RecordAPI:
             self.engine.update(
                 [record.id],
                 scope,
-                {
-                    "provenance": record.provenance.model_dump(mode="json"),
-                    "trust": record.provenance.trust.value,
-                },
+                {"provenance": record.provenance.model_dump(mode="json")},
             )
         log.info("released quarantined memory %s", record.id)
         return record

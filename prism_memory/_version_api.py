@@ -177,4 +177,5 @@ class VersionAPI:
             "metadata": {**old.metadata, "superseded_by": by.id},
             "updated_at": now.isoformat(),
         }
-        self.engine.update([old.id], old.scope, payload, announce=False)
+        # after the restored state's write: announced itself, so readers drop the closed state
+        self.engine.update([old.id], old.scope, payload)

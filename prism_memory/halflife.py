@@ -2,7 +2,7 @@
 
 Design: recall's freshness (``retrieval.scoring.freshness``) and lifecycle's retention
 (``lifecycle.decay.retention``) both age records by it; it sits below both so neither stage
-imports the other (``tests/unit/test_layering.py``).
+imports the other (``tests/unit/test_import_graph.py``).
 """
 
 from __future__ import annotations

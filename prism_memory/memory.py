@@ -1,7 +1,7 @@
 """The ``Memory`` facade: one object for writing, reading and managing an agent's memory.
 
 Design:
-- ``Memory`` composes its parts and delegates to them: ``Engine`` (``engine.py``: store,
+- ``Memory`` composes its parts and delegates to them: ``Engine`` (``engine/``: store,
   embedder, sparse encoder, screen, scope locks, write events), ``RecordAPI``
   (``_record_api.py``: add, get, list, update, ...), ``DeleteAPI`` (``_delete_api.py``),
   ``TransferAPI`` (``_transfer.py``: JSONL export/import), ``VersionAPI`` (``_version_api.py``:
@@ -43,9 +43,10 @@ from .config import PrismConfig, RetrievalConfig
 from .embeddings import Embedder
 from .engine import Engine
 from .errors import ValidationError
-from .extraction.schemas import SchemaRegistry, SchemaSpec
+from .extraction.schemas import SchemaDecl, SchemaRegistry, SchemaSpec
 from .layers.stated import StatedFacts
 from .layers.working import TaskChanges, TaskState
+from .lifecycle.forget import ForgetCriteria
 from .lifecycle.worker import BackgroundWorker
 from .record_store import RecordStore
 from .records import Entity, Kind, Layer, MemoryRecord, Scope, ScoredRecord, Source, Trust
@@ -803,18 +804,19 @@ class Memory:
         A task whose status becomes ``done`` / ``failed`` / ``cancelled`` is summarised into an
         episodic ``summary`` record and removed from working memory.
         """
-        changes: TaskChanges = {
-            "goal": goal,
-            "status": status,
-            "subgoal_id": subgoal_id,
-            "subgoal_status": subgoal_status,
-            "entities": entities,
-            "constraints": constraints,
-            "decisions": decisions,
-            "notes": notes,
-            "parent_task_id": parent_task_id,
-        }
-        return self._writes.task(task_id, self._call_scope(user_id, agent_id, session_id), changes)
+        scope = self._call_scope(user_id, agent_id, session_id)
+        changes = TaskChanges(
+            goal=goal,
+            status=status,
+            subgoal_id=subgoal_id,
+            subgoal_status=subgoal_status,
+            entities=entities,
+            constraints=constraints,
+            decisions=decisions,
+            notes=notes,
+            parent_task_id=parent_task_id,
+        )
+        return self._writes.task(task_id, scope, changes)
 
     def register_schema(
         self,
@@ -835,9 +837,16 @@ class Memory:
         ``extract(text, context) -> [field dicts]``: an optional rule for this schema, run on
         every user turn (the LLM extractor, when given, fills every registered schema).
         """
-        return self._writes.schemas.register(
-            model, key=key, policies=policies, kind=kind, name=name, render=render, extract=extract
+        decl = SchemaDecl(
+            model=model,
+            key=key,
+            policies=policies,
+            kind=kind,
+            name=name,
+            render=render,
+            extract=extract,
         )
+        return self._writes.schemas.declare(decl)
 
     def consolidate(
         self,
@@ -868,14 +877,15 @@ class Memory:
         ``older_than``: a datetime, or an age in days; ``below_utility``: decayed utility under
         this value; ``layer``: only this layer. At least one criterion is required.
         """
-        criteria = {
-            "older_than": older_than,
-            "below_utility": below_utility,
-            "layer": layer,
-            "mode": mode,
-            "include_history": include_history,
-        }
-        return self._writes.forget(self._call_scope(user_id, agent_id, session_id), criteria)
+        scope = self._call_scope(user_id, agent_id, session_id)
+        criteria = ForgetCriteria(
+            older_than=older_than,
+            below_utility=below_utility,
+            layer=layer,
+            mode=mode,
+            include_history=include_history,
+        )
+        return self._writes.forget(scope, criteria)
 
     def touch(
         self,
@@ -933,7 +943,15 @@ class Memory:
         >>> m.search("hotel budget", user_id="alice", as_of=datetime(2026, 4, 1))  # doctest: +SKIP
         """
         scope = self._call_scope(user_id, agent_id, session_id)
-        req = SearchRequest(query, scope, limit, filters, include_history, score_threshold, as_of)
+        req = SearchRequest(
+            query=query,
+            scope=scope,
+            limit=limit,
+            filters=filters,
+            include_history=include_history,
+            score_threshold=score_threshold,
+            as_of=as_of,
+        )
         return self._recall.search(req)
 
     def recall(
@@ -972,7 +990,15 @@ class Memory:
         """
         scope = self._call_scope(user_id, agent_id, session_id)
         req = RecallRequest(
-            query, scope, intent, budget_tokens, config, now, as_of, thread_session, thread_texts
+            query=query,
+            scope=scope,
+            intent=intent,
+            budget_tokens=budget_tokens,
+            config=config,
+            now=now,
+            as_of=as_of,
+            thread_session=thread_session,
+            thread_texts=thread_texts,
         )
         return self._recall.recall(req)
 

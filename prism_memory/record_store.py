@@ -15,6 +15,7 @@ Design:
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any
 
 from .engine import Engine
 from .records import MemoryRecord, Scope, ScoredRecord
@@ -130,7 +131,6 @@ class RecordStore:
         dense: Mapping[str, list[float]] | None = None,
         screen: bool = True,
         keep_metadata: Collection[str] = (),
-        move: bool = False,
     ) -> list[MemoryRecord]:
         """Upsert whole records (built with ``Memory.build_record``) and return what was written.
 
@@ -141,12 +141,38 @@ class RecordStore:
         so); ``screen=False`` for internal records (registries, markers) or application data
         the integration does not screen. ``dense`` gives vectors by record id (not embedded again).
         An id that names a record of another scope is refused (``ScopeError``: a write never
-        replaces another scope's record) unless ``move=True``, for an integration moving its
-        own records into another scope (same ids, so each upsert replaces the old point).
+        replaces another scope's record); to move records to another scope use :meth:`move`.
         """
         return self._engine.write_records(
-            list(records), dense=dense, screen=screen, keep_metadata=keep_metadata, move=move
+            list(records), dense=dense, screen=screen, keep_metadata=keep_metadata
         )
+
+    def move(
+        self,
+        ids: Sequence[str],
+        from_scope: Scope,
+        to_scope: Scope,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[MemoryRecord]:
+        """Move the records ``ids`` of ``from_scope`` into ``to_scope`` (a migration of an
+        integration's own records): same ids, vectors and contents, ``metadata`` keys set on
+        each; returns the moved records. Every id must name a record of ``from_scope``, else
+        ``ScopeError`` and nothing moves. Recall caches of both scopes follow the move.
+
+        Example:
+            >>> from prism_memory import FakeEmbedder, Memory, Scope
+            >>> m = Memory(location=":memory:", embedder=FakeEmbedder())
+            >>> old, new = Scope.of(user_id="ns-alice"), Scope.of(user_id="alice")
+            >>> rec = m.build_record("Alice is vegetarian", old, record_id=None)
+            >>> _ = m.record_store.write([rec])
+            >>> [r.user_id for r in m.record_store.move([rec.id], old, new)]
+            ['alice']
+            >>> m.record_store.count(old), m.record_store.count(new)
+            (0, 1)
+            >>> m.close()
+        """
+        return self._engine.move(list(ids), from_scope, to_scope, metadata=metadata)
 
     def screen(
         self, records: Sequence[MemoryRecord], *, keep_metadata: Collection[str] = ()
@@ -162,8 +188,3 @@ class RecordStore:
         """Delete the records ``ids`` of ``scope`` (others untouched); returns how many went.
         The scope's recall caches are dropped."""
         return self._engine.delete(list(ids), scope)
-
-    def changed(self, scope: Scope | None) -> None:
-        """Tell PRISM that records of ``scope`` (``None``: any) changed outside this object,
-        so cached recall contexts are dropped."""
-        self._engine.notify_write(scope)

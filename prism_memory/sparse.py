@@ -5,7 +5,7 @@ Design:
   collection's ``bm25`` vector has the IDF modifier, so the engine applies IDF at query time.
   Documents and queries use different weightings (``embed_document`` vs ``embed_query``).
   Vectors are computed here, client-side, so Qdrant Edge and qdrant-client index the same
-  terms (``tests/integration/test_sparse_congruence.py``).
+  terms (``tests/integration/test_congruence.py``).
 - Its word tokenizer keeps a run of Chinese or Japanese characters (no spaces between words)
   as one token, so a Chinese clause matched only an identical clause. Tokenizer version 2
   (:data:`SPARSE_VERSION`) rewrites every run of CJK characters (Han, kana, Hangul) into its

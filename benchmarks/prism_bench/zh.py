@@ -12,7 +12,7 @@ Design (the protocol of the data's README, so dev and held-out figures compare):
 - Baselines in the same run, over the same episodic turns: dense top-k with the library's
   embedder for the query (the CJK embedder when the store has its vectors, as ``recall``
   uses), BM25 over character bigrams (the store's keyword route) and their RRF (k=60), each
-  packed one line per turn into the same budgets (``bench/locomo.py``'s helpers).
+  packed one line per turn into the same budgets (``prism_bench/locomo.py``'s helpers).
 - Reported overall and per question type; ``--store`` keeps the stores (a kept store is
   evaluated without ingesting again); ``--limit``/``--every`` take a subset while iterating.
 """

@@ -343,10 +343,6 @@ class ChineseExtractor:
         }
         return FactCandidate("Event", fields, 0.7, 0.6, retire=[m.group("topic")])
 
-    def _person(self, name: str) -> tuple[tuple[str, str | None], str, bool]:
-        self.last_person = name
-        return ("person", name), "", False
-
     def _subject(
         self, clause: str, names: list[ZhName], *, peek: bool = False
     ) -> tuple[tuple[str, str | None], str, bool] | None:

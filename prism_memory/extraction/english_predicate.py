@@ -46,6 +46,9 @@ __all__ = ["Pred", "Subject", "VerbGroup"]
 
 @dataclass
 class Subject:
+    """Who a clause is about: ``kind`` (self, person, pet, possessed, other), the holder's
+    ``name`` (``None``: the speaker), and its token span."""
+
     kind: str  # self | person | pet | possessed | other
     name: str | None = None  # the holder (None: the speaker)
     relation: str | None = None
@@ -58,6 +61,9 @@ class Subject:
 
 @dataclass
 class Pred:
+    """What a clause's verb group says: main verb and lemma, particle, negation, modality,
+    tense, copula, habitual and "now" markers, and ``rest``, the token after the verb."""
+
     start: int
     verb: str = ""
     lemma: str = ""
@@ -134,6 +140,8 @@ class VerbGroup:
         return j
 
     def read(self) -> Pred | None:
+        """The predicate from the subject's end: auxiliaries, then the main verb; ``None``
+        when no verb follows."""
         j = self.skip(self.p.start)
         for stage in (self._modal, self._to_verb, self._start_to):
             if j >= self.n:

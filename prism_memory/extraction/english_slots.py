@@ -445,6 +445,12 @@ def fact_candidate(
     money: bool = False,
     predicate: str | None = None,
 ) -> FactCandidate:
+    """A ``Fact`` candidate of ``holder``: the value cleaned and told from the holder's side;
+    with ``money`` (or an ``amount``) the amount and unit read from the value.
+
+    >>> fact_candidate("user", "home city", "Leeds, please", 0.8, 0.7).fields["value"]
+    'Leeds'
+    """
     fields: dict[str, Any] = {
         "attribute": attribute,
         "value": possessive_value(clean_value(value)),
@@ -463,6 +469,12 @@ def fact_candidate(
 def preference_candidate(
     holder: str, subject: str | None, polarity: str, confidence: float
 ) -> FactCandidate:
+    """A ``Preference`` candidate: ``subject`` told from the holder's side, ``polarity``
+    (like, dislike, avoid, need); the holder is named unless it is the user.
+
+    >>> preference_candidate("Anna", "my cooking", "like", 0.8).fields
+    {'subject': 'their cooking', 'polarity': 'like', 'holder': 'Anna'}
+    """
     if subject:
         subject = possessive_value(re.sub(r"\s+yet$", "", subject))
     fields: dict[str, Any] = {"subject": subject, "polarity": polarity}

@@ -177,6 +177,8 @@ class SubjectReader:
         return Subject("person", f"{owner}'s {relation}", relation, start=i, end=j + 1)
 
     # -- persons and pets named in passing ---------------------------------------------
+    # persons ("my sister Anna", "Mr. Okafor") and pets ("my dog Rex", "a cat named Miso") a
+    # clause names, whatever its subject; a titled name becomes the last person
     def persons(self, toks: list[Tok]) -> list[FactCandidate]:
         out = []
         n = len(toks)

@@ -78,6 +78,8 @@ _OBJ_TAIL = re.compile(
 
 @dataclass
 class Tok:
+    """A token: its text, lower case and character offsets in the clause."""
+
     text: str
     low: str
     start: int
@@ -85,6 +87,11 @@ class Tok:
 
 
 def tokens(text: str) -> list[Tok]:
+    """The words and punctuation of ``text``; a title's period is dropped ("Mr." -> "Mr").
+
+    >>> [t.low for t in tokens("Mr. Okafor moved, $40 later")]
+    ['mr', 'okafor', 'moved', ',', '$40', 'later']
+    """
     out = []
     for m in _TOKEN.finditer(text):
         word = m.group(0)
@@ -223,6 +230,8 @@ def _subject_verb(m: re.Match[str], name: str, who: str | None) -> str:
 
 
 def is_present_verb(word: str) -> bool:
+    """Whether ``word`` after a subject is a verb in the present (it takes a third-person
+    "-s"): not a modal, past form, participle, determiner or preposition."""
     low = word.lower()
     if low in MODALS or low in PAST_FORMS or low in ("was", "were"):
         return False
@@ -243,6 +252,12 @@ def possessive_value(text: str) -> str:
 
 
 def clean_value(text: str) -> str:
+    """A value without a trailing "please", filler ("now", "too", "these days") and edge
+    punctuation.
+
+    >>> clean_value("oat milk now, please")
+    'oat milk'
+    """
     text = re.sub(r"[,\s]+please$", "", text.strip(), flags=re.I)
     text = text.strip(" ,;:-—–'\"")
     prev = None
@@ -253,6 +268,7 @@ def clean_value(text: str) -> str:
 
 
 def strip_article(text: str) -> str:
+    """``text`` without a leading article ("a", "an", "the", "some")."""
     return re.sub(r"^(?:a|an|the|some)\s+", "", text, flags=re.I)
 
 
@@ -290,6 +306,11 @@ def head_noun(words: Sequence[str]) -> str | None:
 
 
 def singular_noun(word: str) -> str:
+    """The singular of an English plural by its ending ("cities" -> "city").
+
+    >>> singular_noun("cities"), singular_noun("boxes"), singular_noun("cats"), singular_noun("bus")
+    ('city', 'box', 'cat', 'bus')
+    """
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "sses", "xes")):
@@ -300,6 +321,8 @@ def singular_noun(word: str) -> str:
 
 
 def is_job(phrase: str) -> bool:
+    """Whether ``phrase`` names an occupation: its head noun is a known job, or ends like
+    one ("-ist", "-ian", "-eer"; "-er"/"-or" when a workplace follows)."""
     words = re.findall(r"[a-z-]+", phrase.lower())
     if not words:
         return False
@@ -336,6 +359,8 @@ def without_times(text: str, times: Sequence[TimeMention]) -> str:
 
 
 def looks_like_verb(word: str) -> bool:
+    """Whether the lower-case ``word`` can be a finite verb (an auxiliary, a past form, a
+    liking verb, an "-ed"/"-s" form or a known verb)."""
     if word in BE or word in HAVE or word in DO or word in MODALS:
         return True
     if word in PAST_FORMS or word in LIKE_VERBS or word in DISLIKE_VERBS:
@@ -348,6 +373,12 @@ def looks_like_verb(word: str) -> bool:
 
 
 def clean_obj(obj: str | None) -> str | None:
+    """An object phrase cleaned as a value, cut before a following clause ("..., it is");
+    ``None`` when nothing or only a pronoun or question word is left.
+
+    >>> clean_obj("spicy food, it is great"), clean_obj("it")
+    ('spicy food', None)
+    """
     if obj is None:
         return None
     obj = clean_value(re.split(r"\s*[,;]\s+(?=(?:it|this|that|they|which|so|but)\b)", obj)[0])

@@ -31,6 +31,7 @@ __all__ = [
     "Fact",
     "Person",
     "Preference",
+    "SchemaDecl",
     "SchemaRegistry",
     "SchemaSpec",
     "entity_key",
@@ -260,6 +261,74 @@ def entity_key(value: Any) -> str:
     return " ".join(words)
 
 
+@dataclass(frozen=True, kw_only=True)
+class SchemaDecl:
+    """One ``Memory.register_schema`` call, validated when built (every argument is checked
+    before anything is registered); ``kind`` becomes a :class:`Kind`. ``Memory.register_schema``
+    is the one place its defaults are written.
+
+    >>> from pydantic import BaseModel
+    >>> class Pet(BaseModel):
+    ...     name: str
+    >>> SchemaDecl(model=Pet, key=["name"]).schema_name
+    'Pet'
+    >>> SchemaDecl(model=Pet, key="name")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    prism_memory.errors.ValidationError: key must be a list of field names, e.g. key=['name']
+    """
+
+    model: Any
+    key: Sequence[str] | None = None
+    policies: dict[str, str] | None = None
+    kind: Kind | str = Kind.FACT
+    name: str | None = None
+    render: Callable[[dict[str, Any]], str] | None = None
+    extract: SchemaExtractor | None = None
+
+    @property
+    def schema_name(self) -> str:
+        """The name the schema is registered under (``name``, else the model's)."""
+        return self.name or self.model.__name__
+
+    def __post_init__(self) -> None:
+        model, key, policies, kind = self.model, self.key, self.policies, self.kind
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ValidationError(
+                f"register_schema needs a pydantic model class, got {model!r}; declare "
+                "`class MySchema(BaseModel): ...` and pass the class"
+            )
+        fields = set(model.model_fields)
+        if not fields:
+            raise ValidationError(f"schema {model.__name__} has no fields; declare at least one")
+        if isinstance(key, str):
+            raise ValidationError(f"key must be a list of field names, e.g. key=[{key!r}]")
+        bad = [k for k in key or [] if k not in fields]
+        if bad:
+            raise ValidationError(
+                f"key fields {bad} are not fields of {model.__name__}; choose from {sorted(fields)}"
+            )
+        if not isinstance(policies, (dict, type(None))):
+            raise ValidationError("policies must be a dict {field: policy}")
+        for fname, p in (policies or {}).items():
+            if fname not in fields:
+                raise ValidationError(
+                    f"policy for unknown field {fname!r}; {model.__name__} has {sorted(fields)}"
+                )
+            if p not in POLICIES:
+                raise ValidationError(
+                    f"unknown policy {p!r} for field {fname!r}; use one of {', '.join(POLICIES)}"
+                )
+        try:
+            object.__setattr__(self, "kind", kind if isinstance(kind, Kind) else Kind(str(kind)))
+        except ValueError:
+            raise ValidationError(
+                f"unknown kind {kind!r}; use one of {', '.join(k.value for k in Kind)}"
+            ) from None
+        if self.extract is not None and not callable(self.extract):
+            raise ValidationError("extract must be a callable (text, context) -> list of dicts")
+
+
 class SchemaRegistry:
     """Schemas known to a Memory. Built-ins are registered on creation.
 
@@ -343,62 +412,28 @@ class SchemaRegistry:
             self._specs[spec.name] = spec
         return spec
 
-    def register(
-        self,
-        model: Any,
-        *,
-        key: Sequence[str] | None = None,
-        policies: dict[str, str] | None = None,
-        kind: Kind | str = Kind.FACT,
-        name: str | None = None,
-        render: Callable[[dict[str, Any]], str] | None = None,
-        extract: SchemaExtractor | None = None,
-    ) -> SchemaSpec:
-        """Register (or replace) a user schema; every argument is checked first."""
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+    def register(self, model: Any, **options: Any) -> SchemaSpec:
+        """Register (or replace) a user schema: :meth:`declare` of
+        ``SchemaDecl(model=model, **options)`` (the options are :class:`SchemaDecl`'s)."""
+        return self.declare(SchemaDecl(model=model, **options))
+
+    def declare(self, decl: SchemaDecl) -> SchemaSpec:
+        """Register (or replace) the user schema ``decl`` (validated when it was built); a
+        built-in schema's name is refused."""
+        existing = self._specs.get(decl.schema_name)
+        if existing is not None and existing.builtin and existing.model is not decl.model:
             raise ValidationError(
-                f"register_schema needs a pydantic model class, got {model!r}; declare "
-                "`class MySchema(BaseModel): ...` and pass the class"
+                f"{decl.schema_name} is a built-in schema; register yours under another name "
+                "(name=...)"
             )
-        fields = set(model.model_fields)
-        if not fields:
-            raise ValidationError(f"schema {model.__name__} has no fields; declare at least one")
-        key_list = list(key or [])
-        if isinstance(key, str):
-            raise ValidationError(f"key must be a list of field names, e.g. key=[{key!r}]")
-        bad = [k for k in key_list if k not in fields]
-        if bad:
-            raise ValidationError(
-                f"key fields {bad} are not fields of {model.__name__}; choose from {sorted(fields)}"
-            )
-        pol = dict(policies or {})
-        if not isinstance(policies, (dict, type(None))):
-            raise ValidationError("policies must be a dict {field: policy}")
-        for fname, p in pol.items():
-            if fname not in fields:
-                raise ValidationError(
-                    f"policy for unknown field {fname!r}; {model.__name__} has {sorted(fields)}"
-                )
-            if p not in POLICIES:
-                raise ValidationError(
-                    f"unknown policy {p!r} for field {fname!r}; use one of {', '.join(POLICIES)}"
-                )
-        try:
-            kind_v = kind if isinstance(kind, Kind) else Kind(str(kind))
-        except ValueError:
-            raise ValidationError(
-                f"unknown kind {kind!r}; use one of {', '.join(k.value for k in Kind)}"
-            ) from None
-        schema_name = name or model.__name__
-        existing = self._specs.get(schema_name)
-        if existing is not None and existing.builtin and existing.model is not model:
-            raise ValidationError(
-                f"{schema_name} is a built-in schema; register yours under another name (name=...)"
-            )
-        if extract is not None and not callable(extract):
-            raise ValidationError("extract must be a callable (text, context) -> list of dicts")
         return self._add(
-            model, key_list, pol, kind=kind_v, render=render, extract=extract, name=schema_name
+            decl.model,
+            list(decl.key or []),
+            dict(decl.policies or {}),
+            kind=Kind(decl.kind),
+            render=decl.render,
+            extract=decl.extract,
+            name=decl.schema_name,
         )
 
     def get(self, name: str) -> SchemaSpec:

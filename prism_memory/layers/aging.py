@@ -73,7 +73,7 @@ def _mark_summaries(
 ) -> None:
     """Session digests made from those turns mark the sentences that state a value which
     changed since (``lifecycle.consolidate.mark_changed``): a summary never presents an
-    old value as current. Text only: the digest keeps its vectors."""
+    old value as current. The digest keeps its dense vector (BM25 follows the text)."""
     flt = RecordFilter(
         must=[
             Condition("kind", "eq", Kind.SUMMARY.value),
@@ -92,9 +92,6 @@ def _mark_summaries(
             if tid in turns:
                 text = mark_changed(text, turns[tid].text, changed[tid])
         if text != summary.text:
-            engine.update(
-                [summary.id],
-                summary.scope,
-                {"text": text, "updated_at": utcnow().isoformat()},
-                announce=False,
-            )
+            marked = summary.model_copy(update={"text": text, "updated_at": utcnow()})
+            vectors = engine.store.get_vectors([summary.id], summary.scope)
+            engine.rewrite([marked], dense=vectors, announce=False)

@@ -23,7 +23,9 @@ Design:
 - The rule extractor gets the names of persons already known in the scope (read once per
   scope, then kept up to date), so "Jonah quit accounting" is a statement about Jonah.
 - It receives the :class:`~prism_memory.engine.Engine` and the schema registry; task state
-  (the working layer) is ``layers/working.py``'s.
+  (the working layer) is ``layers/working.py``'s. Keeping versions and closing what a change
+  replaces is ``supersede.py``'s (:class:`~prism_memory.layers.supersede.Supersession`);
+  finding the slot a change statement means is ``slots.py``'s.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PrismError
@@ -47,7 +48,6 @@ from ..records import (
     Scope,
     Source,
     Status,
-    is_record_id,
     make_record_id,
     utcnow,
 )
@@ -56,7 +56,8 @@ from ..stores import RecordFilter
 from ..stores.filters import Condition
 from ..versions import change_note
 from .aging import link_conflicts, mark_changed_sources
-from .slots import SlotChanges, SlotMatcher, holder_of_record
+from .slots import SlotChanges, SlotMatcher
+from .supersede import Supersession, note_changed, version_of
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -70,12 +71,6 @@ MAX_SOURCE_IDS = 64
 def key_record_id(scope: Scope, spec: SchemaSpec, key: str) -> str:
     layer = Layer.EPISODIC if spec.kind == Kind.EVENT else Layer.SEMANTIC
     return make_record_id(scope, layer, f"key:{key}")
-
-
-def _version(record: MemoryRecord) -> int:
-    """The version number of a keyed record (1 for its first value)."""
-    value = record.metadata.get("version")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
 def _source_ids(turn: MemoryRecord) -> list[str]:
@@ -106,38 +101,6 @@ def _redact_candidates(candidates: Sequence[FactCandidate]) -> None:
         c.fields = redact_value(c.fields)
         c.entities = [Entity(type=e.type, name=redact(e.name)) for e in c.entities]
         c.evidence = redact(c.evidence)
-
-
-def _label(record: MemoryRecord) -> str:
-    """What a record is about, in a few words ("home city", "aisle seats", "Madrid flight")."""
-    f = record.fields
-    if record.schema_name == "Fact":
-        return str(f.get("attribute") or "")
-    if record.schema_name == "Preference":
-        return str(f.get("category") or f.get("subject") or "")
-    if record.schema_name == "Person":
-        return str(f.get("name") or "")
-    words = str(f.get("description") or record.text).split()
-    return " ".join(words[:6])
-
-
-def _note_changed(
-    changed: dict[str, set[str]], old: MemoryRecord, new_sources: Sequence[str]
-) -> None:
-    """Remember which turns stated a value that ``old``'s successor replaces."""
-    label = _label(old)
-    if not label:
-        return
-    for source in old.provenance.source_ids:
-        if source not in new_sources and is_record_id(source):
-            changed.setdefault(source, set()).add(label)
-
-
-def _local_day(value: datetime, like: datetime | None) -> str:
-    """``value``'s day in the time zone of ``like`` (the new record's own date)."""
-    if like is not None and like.tzinfo is not None:
-        value = value.astimezone(like.tzinfo)
-    return value.date().isoformat()
 
 
 #: a candidate with its schema, validated fields, slot key and the id of its record
@@ -196,6 +159,7 @@ class SemanticWriter:
         self.schemas = schemas
         self._people: dict[str, set[str]] = {}  # scope key -> names of known persons
         self.slots = SlotMatcher(engine, self.candidate_id)
+        self.history = Supersession(engine)
 
     def known_people(self, scope: Scope) -> set[str]:
         """Names of the persons recorded in the scope (read from the store once per scope)."""
@@ -322,7 +286,7 @@ class SemanticWriter:
 
         Stages: identify each candidate (schema, fields, slot key, record id), read every
         stored current value the batch may merge with in one read, merge each candidate
-        (:meth:`_merge`), close what change statements replace (:meth:`_retire`), link
+        (:meth:`_merge`), close what change statements replace (``Supersession.retire``), link
         conflicts, and mark the source turns of superseded values.
 
         The caller holds ``scope_lock(scope)`` and writes the returned records.
@@ -340,7 +304,7 @@ class SemanticWriter:
             if (c.retire or c.retire_date or c.replaces) and rid in pending
         ]
         if retiring:
-            self._retire(retiring, pending, scope, result, batch.changed_turns)
+            self.history.retire(retiring, pending, scope, result, batch.changed_turns)
         for c, _, _, _, rid in keyed:
             if c.conflicts and rid in pending:
                 link_conflicts(self.engine, pending[rid], c.conflicts, scope)
@@ -419,10 +383,7 @@ class SemanticWriter:
             self.engine.update(
                 [rid],
                 batch.scope,
-                {
-                    "source_ids": current.provenance.source_ids,
-                    "provenance": current.provenance.model_dump(mode="json"),
-                },
+                {"provenance": current.provenance.model_dump(mode="json")},
                 announce=False,  # the batch's write announces it
             )
         batch.result.skipped.append(RecordChange(current, outcome.reason))
@@ -437,11 +398,11 @@ class SemanticWriter:
     ) -> None:
         """Merge fields into the slot's value; a merge that changes what a stored record
         says keeps the state before it as a version (history)."""
-        version = _version(current)
+        version = version_of(current)
         from_store = rid not in batch.pending  # a state another write left (not this batch's)
         if from_store and new.text != current.text:
             when = new.valid_from or utcnow()
-            old_copy = self._supersede(current, rid, batch.scope, when, False)
+            old_copy = self.history.keep_version(current, rid, batch.scope, when, False)
             new.metadata["version"] = version + 1
             new.metadata["change"] = change_note("updated", outcome.reason)
             new.created_at = current.created_at
@@ -473,9 +434,9 @@ class SemanticWriter:
         """A new value of the slot: the current one is kept as a closed version, linked to
         its successor, and the turns that stated it are noted as changed since."""
         when = new.valid_from or utcnow()
-        old_copy = self._supersede(current, rid, batch.scope, when, rid in batch.pending)
-        _note_changed(batch.changed_turns, current, cand.source_ids)
-        new.metadata["version"] = _version(current) + 1
+        old_copy = self.history.keep_version(current, rid, batch.scope, when, rid in batch.pending)
+        note_changed(batch.changed_turns, current, cand.source_ids)
+        new.metadata["version"] = version_of(current) + 1
         new.metadata["change"] = change_note(
             "superseded",
             f"a change of the same slot, said as {cand.evidence!r}"
@@ -489,119 +450,6 @@ class SemanticWriter:
         batch.pending[rid] = new
         batch.result.superseded.append(RecordChange(old_copy, outcome.reason))
         batch.result.added.append(RecordChange(new, f"new value of {spec.name} ({outcome.reason})"))
-
-    def _retire(
-        self,
-        retiring: Sequence[tuple[FactCandidate, str]],
-        pending: dict[str, MemoryRecord],
-        scope: Scope,
-        result: RememberResult,
-        changed_turns: dict[str, set[str]],
-    ) -> None:
-        """Close the holder's current records that a change statement replaces."""
-        flt = RecordFilter(
-            must=[
-                Condition(
-                    "kind", "any", [Kind.EVENT.value, Kind.FACT.value, Kind.PREFERENCE.value]
-                ),
-                Condition("status", "eq", Status.ACTIVE.value),
-            ]
-        )
-        named = list(dict.fromkeys(i for c, _ in retiring for i in c.replaces if i not in pending))
-        try:
-            current = self.engine.store.get(named, scope) if named else []
-            if any(c.retire or c.retire_date for c, _ in retiring):
-                seen = {r.id for r in current}
-                current += [
-                    r
-                    for r in self.engine.iter_records(scope, flt)
-                    if r.id not in pending and r.id not in seen
-                ]
-        except PrismError as exc:
-            log.info("records to retire not read: %s", exc)
-            return
-        for cand, rid in retiring:
-            new = pending[rid]
-            holder = holder_of_record(new)
-            words = [w.lower() for w in cand.retire if w]
-            turn_ids = set(cand.source_ids)
-            for old in current:
-                if old.status != Status.ACTIVE or old.valid_to is not None:
-                    continue
-                if old.id in cand.replaces:  # the same slot, matched by meaning
-                    self._close(old, new, scope, cand, result, changed_turns, "a new value")
-                    continue
-                if holder_of_record(old) != holder:
-                    continue
-                if turn_ids & set(old.provenance.source_ids):
-                    continue  # said in the same turn
-                values = [str(v) for k, v in old.fields.items() if k not in ("reasons", "evidence")]
-                haystack = " ".join([old.text, *values]).lower()
-                by_words = bool(words) and all(w in haystack for w in words)
-                by_day = (
-                    cand.retire_date is not None
-                    and old.kind == Kind.EVENT
-                    and old.event_time is not None
-                    and _local_day(old.event_time, cand.event_time) == cand.retire_date
-                )
-                if not (by_words or by_day):
-                    continue
-                self._close(
-                    old, new, scope, cand, result, changed_turns, ", ".join(words) or "same day"
-                )
-
-    def _close(
-        self,
-        old: MemoryRecord,
-        new: MemoryRecord,
-        scope: Scope,
-        cand: FactCandidate,
-        result: RememberResult,
-        changed_turns: dict[str, set[str]],
-        what: str,
-    ) -> None:
-        """Close ``old`` (``valid_to``, ``status=superseded``), linked both ways to ``new``."""
-        when = new.valid_from or utcnow()
-        old.status = Status.SUPERSEDED
-        old.valid_to = max(when, old.valid_from or when)
-        old.relations = [*old.relations, Relation(type="contradicts", target_id=new.id)]
-        old.metadata = {**old.metadata, "superseded_by": new.id}
-        self.engine.update(
-            [old.id],
-            scope,
-            {
-                "status": old.status.value,
-                "valid_to": old.valid_to.isoformat(),
-                "relations": [r.model_dump(mode="json") for r in old.relations],
-                "metadata": old.metadata,
-                "updated_at": utcnow().isoformat(),
-            },
-            announce=False,  # the batch's write announces it
-        )
-        new.relations = [*new.relations, Relation(type="supersedes", target_id=old.id)]
-        new.metadata.setdefault("change", change_note("superseded", "replaced: " + what))
-        _note_changed(changed_turns, old, cand.source_ids)
-        result.superseded.append(RecordChange(old, "replaced by a change: " + what))
-
-    def _supersede(
-        self, current: MemoryRecord, rid: str, scope: Scope, when: datetime, in_batch: bool
-    ) -> MemoryRecord:
-        """Keep the current version under a version id, closed and linked to its successor."""
-        version = f"{rid}#v{_version(current)}"
-        copy = current.model_copy(deep=True)
-        copy.id = make_record_id(scope, current.layer, version)
-        copy.status = Status.SUPERSEDED
-        copy.valid_to = max(when, copy.valid_from or when)
-        copy.updated_at = utcnow()
-        copy.relations = [*copy.relations, Relation(type="contradicts", target_id=rid)]
-        copy.metadata = {**copy.metadata, "superseded_by": rid}
-        # a version of a stored state reuses its vector; one that never reached the store
-        # (this batch's) is embedded
-        dense = {} if in_batch else self.engine.store.get_vectors([rid], scope)
-        self.engine.rewrite(
-            [copy], dense={copy.id: dense[rid]} if rid in dense else None, announce=False
-        )  # the batch's write announces it
-        return copy
 
     def _record(
         self,

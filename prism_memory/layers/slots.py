@@ -21,31 +21,43 @@ Design:
 - Mere mentions never supersede: no change marker, another holder, a question, an additive
   "also", or nothing of the holder near enough in meaning leaves everything as it is. The LLM
   extractor's candidates go through the same step (the LLM proposes, this decides).
+- This module is the matcher (queries and decisions over the store); the embedder's noise
+  floor is measured in ``calibration.py`` and the pure functions over records and sentences
+  (which sentences may change a slot, what they become) are in ``slot_values.py``.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import PrismError
 from ..extraction.candidate import FactCandidate
-from ..extraction.change import about_person, holder_of, is_change_statement, told, told_of
+from ..extraction.change import told_of
 from ..extraction.reconcile import entry_key
 from ..extraction.schemas import person_entry
-from ..extraction.sentences import is_cjk, speech_act, split_sentences
+from ..extraction.sentences import is_cjk
 from ..records import Kind, Layer, MemoryRecord, Scope, Status
 from ..stores import RecordFilter
 from ..stores.base import RouteQuery
 from ..stores.filters import Condition
+from .calibration import embedder_floor, noise_floor
+from .slot_values import (
+    VALUE_SCHEMAS,
+    Found,
+    change_sentences,
+    content_words,
+    holder_of_record,
+    is_value,
+    new_value,
+    same_event,
+    without_names,
+)
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -54,38 +66,7 @@ __all__ = ["SlotChanges", "SlotMatcher", "embedder_floor", "holder_of_record", "
 
 log = logging.getLogger("prism_memory")
 
-#: unrelated everyday statements (none about the same thing): their pairwise cosines are what
-#: "no relation" looks like to an embedder
-CALIBRATION = (
-    "I fed the neighbour's cat while they were away.",
-    "The printer at work keeps jamming on double-sided pages.",
-    "We watched a documentary about deep-sea fish last night.",
-    "My grandmother taught me to knit when I was seven.",
-    "The train was twenty minutes late because of a signal fault.",
-    "I repainted the bathroom a pale green colour.",
-    "Our football club won the regional cup on penalties.",
-    "I keep my passwords in a paper notebook in a drawer.",
-    "The bakery on the corner sells out of croissants by nine.",
-    "I sprained my wrist falling off a skateboard.",
-    "Our team migrated the database to a new cluster.",
-    "I planted tomatoes and basil on the balcony.",
-    "The museum has a new exhibition about Roman coins.",
-    "I bought a second-hand piano from a church sale.",
-    "My laptop battery only lasts about two hours.",
-    "We got stuck in a snowstorm driving through the mountains.",
-)
-ZH_CALIBRATION = (
-    "我昨天帮邻居喂了猫。",
-    "公司的打印机总是卡纸。",
-    "我们晚上看了一部关于深海鱼的纪录片。",
-    "奶奶在我七岁的时候教我织毛衣。",
-    "火车因为信号故障晚点了二十分钟。",
-    "我把浴室刷成了浅绿色。",
-    "我们的球队点球赢得了比赛。",
-    "街角的面包店九点就卖完了牛角包。",
-    "我在阳台上种了西红柿和罗勒。",
-    "博物馆有一个关于古罗马硬币的新展览。",
-)
+
 #: a floor this high means the embedder cannot tell this script's sentences apart (an English
 #: model on Chinese): the slot is then found by the characters the sentence shares with a record
 BLIND_FLOOR = 0.85
@@ -99,46 +80,6 @@ ZH_FUNCTION = frozenset(
 MARGIN = 0.05
 MAX_HITS = 4
 VECTOR_CACHE = 2048
-VALUE_SCHEMAS = frozenset({"Fact", "Preference"})
-
-
-def noise_floor(vectors: np.ndarray, z: float = 2.0) -> float:
-    """Mean + ``z`` standard deviations of the pairwise cosines of unrelated sentences.
-
-    >>> round(noise_floor(np.eye(3)), 3)
-    0.0
-    """
-    v = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    sims = v @ v.T
-    upper = sims[np.triu_indices(len(v), k=1)]
-    return float(upper.mean() + z * upper.std())
-
-
-_FLOORS: weakref.WeakKeyDictionary[object, dict[tuple[bool, bool], float]] = (
-    weakref.WeakKeyDictionary()
-)
-_FLOORS_LOCK = threading.Lock()
-
-
-def embedder_floor(embedder: Any, cjk: bool, *, named: bool = True) -> float:
-    """The noise floor of ``embedder`` for English or Chinese sentences, said by a named
-    speaker (``"Sam: ..."``, as turns are embedded; mean + 2 sd) or plain (mean + 2.5 sd: the
-    stricter bar of the word-level check). Measured once per embedder object."""
-    slot = (cjk, named)
-    with _FLOORS_LOCK:
-        try:
-            known = _FLOORS.setdefault(embedder, {})
-        except TypeError:  # an embedder that cannot be weakly referenced: measured each time
-            known = {}
-        if slot in known:
-            return known[slot]
-    said = ZH_CALIBRATION if cjk else CALIBRATION
-    texts = [(("王明: " if cjk else "Sam: ") + t) if named else t for t in said]
-    vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
-    floor = noise_floor(vectors, 2.0 if named else 2.5)
-    with _FLOORS_LOCK:
-        known[slot] = floor
-    return floor
 
 
 @dataclass
@@ -148,35 +89,6 @@ class SlotChanges:
 
     candidates: list[FactCandidate]
     turn_vectors: dict[str, list[float]] = field(default_factory=dict)
-
-
-def _is_value(record: MemoryRecord) -> bool:
-    """A fact or preference: a schema's, or one stated as free text (``add``, a tool)."""
-    if record.schema_name is None:
-        return record.kind in (Kind.FACT, Kind.PREFERENCE) and record.layer == Layer.SEMANTIC
-    return record.schema_name in VALUE_SCHEMAS
-
-
-def holder_of_record(record: MemoryRecord) -> str:
-    """Whose record it is (the user is ``"user"``, whatever the speaker's name)."""
-    f = record.fields
-    if record.schema_name == "Event":
-        return str(f.get("actor") or "user").lower()
-    if record.schema_name == "Preference":
-        return str(f.get("holder") or "user").lower()
-    return str(f.get("subject") or "user").lower()
-
-
-def _label(record: MemoryRecord) -> str:
-    f = record.fields
-    if record.schema_name == "Fact":
-        return str(f.get("attribute") or "")
-    if record.schema_name == "Preference":  # the category, never the old value itself
-        if f.get("category"):
-            return str(f["category"])
-        return "偏好" if is_cjk(record.text) else "preference"
-    words = str(f.get("description") or record.text).split()
-    return " ".join(words[:4])
 
 
 class SlotMatcher:
@@ -226,11 +138,11 @@ class SlotMatcher:
     ) -> SlotChanges:
         """The candidates with what each change statement replaces (see the module docstring).
 
-        Stages: the user's sentences that may change a slot (:func:`_change_sentences`), their
+        Stages: the user's sentences that may change a slot (:func:`change_sentences`), their
         vectors and noise floors (:meth:`_embedded`), then each matched against the holder's
         records (:meth:`_revise_one`)."""
         out = SlotChanges(list(candidates))
-        found = _change_sentences(turns, out.candidates, people or set())
+        found = change_sentences(turns, out.candidates, people or set())
         if not found:
             return out
         embedded = self._embedded(found)
@@ -243,7 +155,7 @@ class SlotMatcher:
         return out
 
     def _embedded(
-        self, found: Sequence[_Found]
+        self, found: Sequence[Found]
     ) -> tuple[list[list[float]], dict[tuple[bool, bool], float]] | None:
         """Each sentence's vector (embedded as ``"<speaker>: <sentence>"``, or with the person
         it is about) and the floors they are compared at, keyed ``(cjk, named)``; None when
@@ -290,8 +202,8 @@ class SlotMatcher:
         else:
             hits = self._slot_records(vec, sentence, turn, scope, floor)
             if whose == "thing":  # "Standup got moved": the record must name the same thing
-                said = _content_words(sentence)
-                hits = [h for h in hits if said & _content_words(h.text)]
+                said = content_words(sentence)
+                hits = [h for h in hits if said & content_words(h.text)]
         rewritten = {self.record_id(c, scope) for c in out.candidates if turn.id in c.source_ids}
         hits = [h for h in hits if h.id not in rewritten]
         if hits and whose == "conflict":
@@ -454,7 +366,7 @@ class SlotMatcher:
                 continue
             if record.valid_to is not None or turn.id in record.provenance.source_ids:
                 continue
-            if not _is_value(record) and record.schema_name != "Event":
+            if not is_value(record) and record.schema_name != "Event":
                 continue
             if holder_of_record(record) not in holders:
                 continue
@@ -467,7 +379,7 @@ class SlotMatcher:
         # text, names removed), above that comparison's own noise floor
         names = [n for n in (turn.speaker, "User", "user") if n]
         try:
-            texts = [sentence] + [_without_names(r.text, names) for _, r in scored]
+            texts = [sentence] + [without_names(r.text, names) for _, r in scored]
             vecs = np.asarray(self._embed_texts(texts), dtype=np.float64)
             plain = embedder_floor(self.engine.embedder, is_cjk(sentence), named=False)
         except Exception as exc:
@@ -490,8 +402,8 @@ class SlotMatcher:
         for c in out.candidates:
             if c.schema != "Preference" or c.evidence.strip() != sentence:
                 continue
-            value = _content_words(str(c.fields.get("subject") or ""))
-            other = [h.id for h in hits if _is_value(h) and not value <= _content_words(h.text)]
+            value = content_words(str(c.fields.get("subject") or ""))
+            other = [h.id for h in hits if is_value(h) and not value <= content_words(h.text)]
             c.conflicts = list(dict.fromkeys([*c.conflicts, *other]))
 
     def _apply(
@@ -514,7 +426,7 @@ class SlotMatcher:
             c for c in mine if c.schema in VALUE_SCHEMAS and not c.generic and c.schema != "Person"
         ]
         events = [c for c in mine if c.schema == "Event"]
-        value_hits = [h.id for h in hits if _is_value(h)]
+        value_hits = [h.id for h in hits if is_value(h)]
         event_hits = [h.id for h in hits if h.schema_name == "Event"]
         if structured and value_hits:
             for c in structured:
@@ -524,172 +436,10 @@ class SlotMatcher:
             old = next(h for h in hits if h.schema_name == "Event")
             for c in events:
                 c.replaces = list(dict.fromkeys([*c.replaces, *event_hits]))
-                _same_event(c, old, turn)
+                same_event(c, old, turn)
             return
-        new = _new_value(turn, sentence, hits)
+        new = new_value(turn, sentence, hits)
         out.candidates = [
             c for c in out.candidates if not (c in mine and c.schema in VALUE_SCHEMAS)
         ]
         out.candidates.append(new)
-
-
-def _new_value(turn: MemoryRecord, sentence: str, hits: list[MemoryRecord]) -> FactCandidate:
-    """A ``Fact`` made from a change sentence no structured candidate holds: the best hit's
-    label as attribute, the sentence told in the third person as the value, keyed like the
-    best hit when that is a keyed fact (its versions form one chain), replacing the hits."""
-    best = hits[0]
-    who = turn.speaker or None
-    value, predicate = told(sentence, who)
-    label = _label(best) or ("情况" if is_cjk(sentence) else "news")
-    fields: dict[str, object] = {"attribute": label, "value": value}
-    if who:
-        fields["subject"] = who
-    if predicate is not None:
-        fields["predicate"] = predicate
-    key = None
-    if best.schema_name == "Fact" and isinstance(best.metadata.get("entity_key"), str):
-        key = str(best.metadata["entity_key"])
-    new = FactCandidate(
-        "Fact",
-        fields,
-        confidence=max(0.6, best.confidence),
-        importance=max(0.5, best.importance),
-        entities=list(best.entities),
-        event_time=turn.event_time or turn.created_at,
-        source_ids=[*turn.provenance.source_ids, turn.id],
-        evidence=sentence,
-        extractor="slots",
-        key=key,
-        replaces=[h.id for h in hits if not (key and h.id == best.id)],
-    )
-    return new
-
-
-#: a sentence that may change a slot: (turn, sentence, whose) where whose is "self" or
-#: "thing" for the speaker's own change, "conflict" for a preference that may contradict one
-#: that holds, or "@<person>" for a change of someone the user knows
-_Found = tuple[MemoryRecord, str, str]
-
-
-def _change_sentences(
-    turns: Sequence[MemoryRecord], candidates: Sequence[FactCandidate], known: set[str]
-) -> list[_Found]:
-    """The sentences of the user's (not quarantined) turns that may change a slot."""
-    found: list[_Found] = []
-    for turn in turns:
-        if turn.metadata.get("role") != "user" or turn.provenance.trust.value == "quarantined":
-            continue
-        for sentence in split_sentences(turn.text):
-            sentence = sentence.strip()
-            whose = is_change_statement(sentence, known)
-            if whose is not None:
-                found.append((turn, sentence, whose))
-            elif (
-                any(
-                    c.schema == "Preference"
-                    and c.evidence.strip() == sentence
-                    and turn.id in c.source_ids
-                    for c in candidates
-                )
-                and holder_of(sentence, known) == "self"
-            ):
-                # a preference said without a change: it may contradict one that holds
-                found.append((turn, sentence, "conflict"))
-            elif speech_act(sentence) in ("statement", "reported"):
-                # "Lars told me he's quit": the user reports a change of someone they know
-                person = about_person(sentence, known)
-                if person is not None:
-                    found.append((turn, sentence, "@" + person))
-    return found
-
-
-_WORDS = re.compile(r"[\w']+")
-
-
-_STOP = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "but",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "from",
-        "by",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "got",
-        "get",
-        "gets",
-        "this",
-        "that",
-        "it",
-        "its",
-        "my",
-        "our",
-        "your",
-        "their",
-        "his",
-        "her",
-        "now",
-        "new",
-        "just",
-        "then",
-        "than",
-    ]
-)
-
-
-def _content_words(text: str) -> set[str]:
-    """Lower-case words of 3+ letters that are not function words (plural -s folded)."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", text)}
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words} - _STOP
-
-
-def _without_names(text: str, names: Sequence[str]) -> str:
-    """A record's text without its holder's name ("Maya's budget: 1800" -> "budget: 1800")."""
-    for name in names:
-        text = re.sub(rf"\b{re.escape(name)}(?:'s|')?\s*", "", text)
-    return text.strip() or text
-
-
-def _same_event(new: FactCandidate, old: MemoryRecord, turn: MemoryRecord) -> None:
-    """A rescheduled event is the same event: it keeps the old description when the new one
-    says less ("Sam's appointment" for "Sam's dentist appointment"), and stays a plan when
-    the old one was a plan (a moved flight is not in the past because "rebooked" is)."""
-    said = str(new.fields.get("description") or "")
-    before = str(old.fields.get("description") or "")
-    if said and before and set(_WORDS.findall(said.lower())) <= set(_WORDS.findall(before.lower())):
-        new.fields["description"] = before
-    now = turn.event_time or turn.created_at
-    if old.event_time is None or new.event_time is None or old.event_time <= now:
-        return
-    when: datetime = new.event_time
-    if when < now:
-        moved = _next_year(when)
-        if moved is not None and moved > now:
-            new.event_time = moved
-            text = new.fields.get("when")
-            if isinstance(text, str) and text[:4].isdigit():
-                new.fields["when"] = f"{moved.year:04d}{text[4:]}"
-
-
-def _next_year(when: datetime) -> datetime | None:
-    try:
-        return when.replace(year=when.year + 1)
-    except ValueError:  # 29 February
-        return None

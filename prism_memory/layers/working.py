@@ -17,7 +17,8 @@ Design:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
@@ -28,14 +29,13 @@ from ..extraction.schemas import SchemaRegistry, SchemaSpec
 from ..records import Kind, Layer, Scope, Source, make_record_id
 from ..results import RecordChange, RememberResult
 
-if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not evaluated
-    from typing import Unpack
-
+if TYPE_CHECKING:
     from ..engine import Engine
 
 __all__ = [
     "TaskChanges",
     "TaskState",
+    "apply_changes",
     "apply_task_update",
     "load_task",
     "register_task_schema",
@@ -113,34 +113,43 @@ def _add_unique(items: list[str], new: Sequence[str] | str | None, what: str) ->
     return out
 
 
-class TaskChanges(TypedDict, total=False):
-    """The changes a task update can make (``Memory.task``'s keywords; ``None``: unchanged)."""
+@dataclass(frozen=True, kw_only=True)
+class TaskChanges:
+    """The changes one task update makes (``Memory.task``'s keywords; ``None``: unchanged).
+    ``Memory.task`` builds one; :func:`apply_changes` applies it."""
 
-    goal: str | None
-    status: str | None
-    subgoal_id: str | None
-    subgoal_status: str | None
-    entities: Sequence[str] | str | None
-    constraints: Sequence[str] | str | None
-    decisions: Sequence[str] | str | None
-    notes: Sequence[str] | str | None
-    parent_task_id: str | None
+    goal: str | None = None
+    status: str | None = None
+    subgoal_id: str | None = None
+    subgoal_status: str | None = None
+    entities: Sequence[str] | str | None = None
+    constraints: Sequence[str] | str | None = None
+    decisions: Sequence[str] | str | None = None
+    notes: Sequence[str] | str | None = None
+    parent_task_id: str | None = None
+
+    @property
+    def is_read(self) -> bool:
+        """Whether nothing is changed (the call only reads the state)."""
+        return all(getattr(self, f.name) is None for f in fields(self))
 
 
-def apply_task_update(state: TaskState, **changes: Unpack[TaskChanges]) -> TaskState:
-    """A new state with the changes applied (the input is not modified): lists accumulate
-    without duplicates, scalars are replaced, a subgoal's status is merged.
+def apply_task_update(state: TaskState, **changes: Any) -> TaskState:
+    """:func:`apply_changes` with the changes as keywords (those of :class:`TaskChanges`).
 
     >>> s = apply_task_update(TaskState(task_id="t"), goal="book", constraints=["<= 800/night"])
     >>> apply_task_update(s, constraints="<= 800/night", subgoal_id="hotel").constraints
     ['<= 800/night']
     """
-    unknown = changes.keys() - TaskChanges.__annotations__.keys()
-    if unknown:
-        raise TypeError(f"apply_task_update() got unexpected keywords {sorted(unknown)}")
-    goal, status = changes.get("goal"), changes.get("status")
-    subgoal_id, subgoal_status = changes.get("subgoal_id"), changes.get("subgoal_status")
-    parent_task_id = changes.get("parent_task_id")
+    return apply_changes(state, TaskChanges(**changes))
+
+
+def apply_changes(state: TaskState, changes: TaskChanges) -> TaskState:
+    """A new state with the changes applied (the input is not modified): lists accumulate
+    without duplicates, scalars are replaced, a subgoal's status is merged."""
+    goal, status = changes.goal, changes.status
+    subgoal_id, subgoal_status = changes.subgoal_id, changes.subgoal_status
+    parent_task_id = changes.parent_task_id
     data = state.model_dump()
     if goal is not None:
         if not isinstance(goal, str) or not goal.strip():
@@ -169,14 +178,10 @@ def apply_task_update(state: TaskState, **changes: Unpack[TaskChanges]) -> TaskS
                 f"parent_task_id must be a non-empty string, got {parent_task_id!r}"
             )
         data["parent_task_id"] = parent_task_id
-    data["active_entities"] = _add_unique(
-        data["active_entities"], changes.get("entities"), "entities"
-    )
-    data["constraints"] = _add_unique(
-        data["constraints"], changes.get("constraints"), "constraints"
-    )
-    data["decisions"] = _add_unique(data["decisions"], changes.get("decisions"), "decisions")
-    data["notes"] = _add_unique(data["notes"], changes.get("notes"), "notes")
+    data["active_entities"] = _add_unique(data["active_entities"], changes.entities, "entities")
+    data["constraints"] = _add_unique(data["constraints"], changes.constraints, "constraints")
+    data["decisions"] = _add_unique(data["decisions"], changes.decisions, "decisions")
+    data["notes"] = _add_unique(data["notes"], changes.notes, "notes")
     try:
         return TaskState.model_validate(data)
     except PydanticValidationError as exc:  # a field the checks above do not cover

@@ -4,15 +4,30 @@ Design: criteria are ANDed — ``older_than`` (a datetime, an ISO string, or an 
 compared with the record's time), ``below_utility`` (decayed :func:`retention` under the
 threshold), ``layer``. Archiving sets ``status=archived`` (hidden from default reads, kept for
 audit and ``include_history=True``); deleting removes the points and purges the engine's files
-so the text does not linger on disk.
+so the text does not linger on disk. ``Memory.forget`` is the one place the parameters and their
+defaults are written; it builds one frozen, keyword-only :class:`ForgetCriteria` (validated when
+built, so a bad value changes nothing) and :func:`forget_records` takes it.
+
+Example:
+    >>> c = ForgetCriteria(older_than=None, below_utility=None, layer="episodic",
+    ...                    mode="archive", include_history=True)
+    >>> c.layer
+    <Layer.EPISODIC: 'episodic'>
+    >>> ForgetCriteria(older_than=None, below_utility=None, layer=None, mode="archive",
+    ...                include_history=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    prism_memory.errors.ValidationError: forget needs a criterion: ...
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from .._messages import parse_time
 from ..errors import ValidationError
 from ..records import Layer, Scope, Status, utcnow
 from ..stores import RecordFilter
@@ -22,13 +37,11 @@ from .decay import retention
 if TYPE_CHECKING:
     from ..engine import Engine
 
-__all__ = ["forget_records", "parse_older_than"]
+__all__ = ["ForgetCriteria", "forget_records", "parse_older_than"]
 
 
 def parse_older_than(value: Any) -> datetime:
     """A cut-off time from a datetime, an ISO string or an age in days (number)."""
-    from .._messages import parse_time
-
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if not (isinstance(value, int) or math.isfinite(value)) or value < 0:
             raise ValidationError(
@@ -63,45 +76,61 @@ def _before_now(age: timedelta | None, given: Any) -> datetime:
     )
 
 
-def forget_records(
-    engine: Engine,
-    scope: Scope,
-    *,
-    older_than: Any = None,
-    below_utility: float | None = None,
-    layer: Layer | str | None = None,
-    mode: str = "archive",
-    include_history: bool = True,
-) -> int:
-    """Archive or delete the scope's records that match every given criterion; returns how many."""
-    if mode not in ("archive", "delete"):
-        raise ValidationError(f"mode={mode!r}: use 'archive' (keeps the text, hidden) or 'delete'")
-    if older_than is None and below_utility is None and layer is None:
-        raise ValidationError(
-            "forget needs a criterion: older_than=, below_utility= or layer= "
-            "(use delete_all(...) to erase a whole scope)"
-        )
-    if below_utility is not None and (
-        isinstance(below_utility, bool)
-        or not isinstance(below_utility, (int, float))
-        or not 0 <= below_utility <= 1
-    ):
-        raise ValidationError(f"below_utility must be a number in [0, 1], got {below_utility!r}")
-    flt = RecordFilter()
-    if not include_history:
-        flt.must.append(Condition("status", "eq", Status.ACTIVE.value))
-    if mode == "archive":
-        flt.must_not.append(Condition("status", "eq", Status.ARCHIVED.value))
-    if layer is not None:
-        try:
-            layer_v = layer if isinstance(layer, Layer) else Layer(str(layer))
-        except ValueError:
+@dataclass(frozen=True, kw_only=True)
+class ForgetCriteria:
+    """One ``Memory.forget`` call's criteria, validated (ANDed; at least one of ``older_than``,
+    ``below_utility``, ``layer``). ``older_than`` holds the cut-off time, ``layer`` a
+    :class:`Layer`."""
+
+    older_than: datetime | float | str | timedelta | None
+    below_utility: float | None
+    layer: Layer | str | None
+    mode: str
+    include_history: bool
+
+    def __post_init__(self) -> None:
+        mode, below = self.mode, self.below_utility
+        if mode not in ("archive", "delete"):
             raise ValidationError(
-                f"unknown layer {layer!r}; use one of {', '.join(x.value for x in Layer)}"
-            ) from None
-        flt.must.append(Condition("layer", "eq", layer_v.value))
-    if older_than is not None:
-        flt.must.append(Condition("ts", "range", {"lt": parse_older_than(older_than).timestamp()}))
+                f"mode={mode!r}: use 'archive' (keeps the text, hidden) or 'delete'"
+            )
+        if self.older_than is None and below is None and self.layer is None:
+            raise ValidationError(
+                "forget needs a criterion: older_than=, below_utility= or layer= "
+                "(use delete_all(...) to erase a whole scope)"
+            )
+        if below is not None and (
+            isinstance(below, bool) or not isinstance(below, (int, float)) or not 0 <= below <= 1
+        ):
+            raise ValidationError(f"below_utility must be a number in [0, 1], got {below!r}")
+        if self.layer is not None and not isinstance(self.layer, Layer):
+            try:
+                object.__setattr__(self, "layer", Layer(str(self.layer)))
+            except ValueError:
+                raise ValidationError(
+                    f"unknown layer {self.layer!r}; use one of {', '.join(x.value for x in Layer)}"
+                ) from None
+        if self.older_than is not None:
+            object.__setattr__(self, "older_than", parse_older_than(self.older_than))
+
+    def record_filter(self) -> RecordFilter:
+        """The store filter of the criteria (all but ``below_utility``, applied per record)."""
+        flt = RecordFilter()
+        if not self.include_history:
+            flt.must.append(Condition("status", "eq", Status.ACTIVE.value))
+        if self.mode == "archive":
+            flt.must_not.append(Condition("status", "eq", Status.ARCHIVED.value))
+        if isinstance(self.layer, Layer):
+            flt.must.append(Condition("layer", "eq", self.layer.value))
+        if isinstance(self.older_than, datetime):
+            flt.must.append(Condition("ts", "range", {"lt": self.older_than.timestamp()}))
+        return flt
+
+
+def forget_records(engine: Engine, scope: Scope, criteria: ForgetCriteria) -> int:
+    """Archive or delete the scope's records that match every criterion; returns how many."""
+    below_utility, mode = criteria.below_utility, criteria.mode
+    flt = criteria.record_filter()
     now = utcnow()
     half_life = engine.config.lifecycle.freshness_half_life_days
     chosen = [

@@ -13,8 +13,8 @@ Design:
   from turns), :mod:`.summaries` (consolidation's digests and reflections), :mod:`.recall`
   (intent parsing and context compression), :mod:`.judge` (the poisoning screen's second
   opinion). The stages that use them (``layers/semantic.py``, ``lifecycle/consolidate.py``,
-  ``retrieval/pipeline.py``, ``engine.py``) import them; this ``__init__`` imports none of them,
-  so ``from prism_memory.llm import ChatModel`` stays as light as before.
+  ``retrieval/pipeline.py``, ``engine/screening.py``) import them; this ``__init__`` imports
+  none of them, so ``from prism_memory.llm import ChatModel`` stays as light as before.
 """
 
 from __future__ import annotations

@@ -14,11 +14,8 @@ Design:
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from ..config import ExtractionConfig
@@ -26,11 +23,10 @@ from ..errors import ExtractionError
 from ..extraction.candidate import FactCandidate
 from ..extraction.schemas import SchemaRegistry
 from ..records import MemoryRecord
-from .client import message_text
+from .client import call_llm
 
 __all__ = ["LLMExtractor", "build_prompt", "parse_items"]
 
-log = logging.getLogger("prism_memory")
 
 _FEW_SHOT = """Example (current date 2024-05-08):
 Turn: "My budget is 500 a night and I love seafood. Tomorrow I meet my sister Anna."
@@ -127,16 +123,6 @@ class LLMExtractor:
         self.registry = registry
         self.config = config
 
-    def _invoke(self, messages: list[Any]) -> str:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(self.llm.invoke, messages)
-            try:
-                return message_text(future.result(timeout=self.config.llm_timeout_s))
-            except FutureTimeout:
-                raise ExtractionError(
-                    f"the model did not answer within {self.config.llm_timeout_s} s"
-                ) from None
-
     def extract_turns(
         self,
         turns: Sequence[MemoryRecord],
@@ -149,18 +135,19 @@ class LLMExtractor:
         messages: list[Any] = list(build_prompt(self.registry, turns))
         source_ids = list(dict.fromkeys(i for t in turns for i in [*t.provenance.source_ids, t.id]))
         when = max((t.event_time or t.created_at) for t in turns)
+        # what is stored names the failure, never the provider's message (it may echo the
+        # prompt); call_llm logs the exception type only and never waits past the timeout
         error = "no answer"
-        for attempt in range(self.config.llm_retries + 1):
-            try:
-                answer = self._invoke(messages)
-            except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
-                log.warning("LLM extraction call failed (attempt %d): %s", attempt + 1, error)
-                break  # an exception is not fixed by asking again with the same prompt
+        for _ in range(self.config.llm_retries + 1):
+            answer = call_llm(
+                self.llm, messages, self.config.llm_timeout_s, fallback="using rule extraction"
+            )
+            if answer is None:
+                break  # a failure, a timeout or an empty answer is not fixed by asking again
             try:
                 found = parse_items(answer, self.registry)
             except ExtractionError as exc:
-                error = str(exc)
+                error = "invalid answer"
                 messages = [
                     *messages,
                     ("ai", answer[:2000]),
@@ -179,5 +166,5 @@ class LLMExtractor:
         fallback_items = fallback(turns)
         for c in fallback_items:
             c.confidence = min(c.confidence, self.config.fallback_confidence)
-            c.extractor = f"rules (LLM fallback: {error[:120]})"
+            c.extractor = f"rules (LLM fallback: {error})"
         return fallback_items

@@ -3,7 +3,7 @@
 Design:
 - :class:`Intent` is optional. Sources, cheapest first, merged so that what the caller states
   wins: a registered template for the agent's step (:class:`IntentRegistry`), rule-based query
-  analysis (:func:`analyze_query`), and an LLM parser (``retrieval/llm.py``) only when asked.
+  analysis (:func:`analyze_query`), and an LLM parser (``prism_memory/llm/recall.py``) only when asked.
 - Query analysis is generic: entity names and speakers the store already knows (payload
   facets) found in the query, and temporal expressions ("last week", "in May 2023",
   "3 days ago", "yesterday") turned into a time range relative to a reference time.

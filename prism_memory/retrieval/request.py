@@ -5,14 +5,16 @@ it hands the pipeline one of these frozen dataclasses, as httpx's ``get`` hands 
 ``Request``. Building one validates it (the same checks, in the same order and with the same
 messages, that the pipeline made before), so a stage never sees a bad value and nothing
 downstream re-checks. Fields hold what the caller gave, with times already in UTC; the values
-derived from several fields (the thread to leave out, its cache key) are properties.
+derived from several fields (the thread to leave out, its cache key) are properties. Fields are
+keyword-only and have no defaults: the public method's signature is the one place those live.
 
 Example:
     >>> from prism_memory.records import Scope
-    >>> r = SearchRequest("hotel budget", Scope(user_id="alice"), 5, None, False, None, None)
-    >>> r.limit
+    >>> spec = dict(scope=Scope(user_id="alice"), limit=5, filters=None, include_history=False,
+    ...             score_threshold=None, as_of=None)
+    >>> SearchRequest(query="hotel budget", **spec).limit
     5
-    >>> SearchRequest("", Scope(user_id="alice"), 5, None, False, None, None)  # doctest: +ELLIPSIS
+    >>> SearchRequest(query="", **spec)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     prism_memory.errors.ValidationError: query is empty or whitespace; pass the words to ...
@@ -45,7 +47,7 @@ def as_of_time(value: datetime | None) -> datetime | None:
     return check_utc(value, "as_of")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchRequest:
     """One ``Memory.search`` call, validated."""
 
@@ -66,7 +68,7 @@ class SearchRequest:
         object.__setattr__(self, "as_of", as_of_time(self.as_of))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RecallRequest:
     """One ``Memory.recall`` call, validated (``now`` stays ``None`` when not given: the
     pipeline reads the clock, or ``as_of``, when it runs)."""
@@ -97,6 +99,20 @@ class RecallRequest:
                 "build one with Intent(step=..., kinds=[...])"
             )
         object.__setattr__(self, "as_of", as_of_time(self.as_of))
+        texts: Any = self.thread_texts
+        if isinstance(texts, (str, bytes)) or not hasattr(texts, "__iter__"):
+            raise ValidationError(
+                "thread_texts must be a list of strings (the texts of the messages in the "
+                f"prompt), got {type(texts).__name__}; wrap a single message as [text]"
+            )
+        texts = tuple(texts)
+        if not all(isinstance(t, str) for t in texts):
+            bad = next(t for t in texts if not isinstance(t, str))
+            raise ValidationError(
+                f"thread_texts must hold strings only, got a {type(bad).__name__}; pass the "
+                "text of each message in the prompt"
+            )
+        object.__setattr__(self, "thread_texts", texts)
         if now is not None:
             object.__setattr__(self, "now", check_utc(now, "now"))
 

@@ -30,7 +30,7 @@ from ..config import RetrievalConfig
 from ..records import Layer, Scope
 from ..sparse import SparseVec
 from ..stores.base import RouteHit, RouteQuery
-from ..stores.filters import Condition, RecordFilter
+from ..stores.filters import Condition, RecordFilter, to_iso
 from .intent import Intent
 
 __all__ = ["TIE_MARGIN", "RoutePlan", "plan_routes", "strict_filter", "trim_ties"]
@@ -40,8 +40,6 @@ TIE_MARGIN = 8  # extra hits fetched per route so a tie at the cut can be resolv
 
 
 def _iso(value: object) -> str:
-    from ..stores.filters import to_iso
-
     return to_iso(value, "event_time")
 
 

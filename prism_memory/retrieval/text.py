@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from ..sparse import has_cjk
+from ..sparse import cjk_bigrams, has_cjk
 from ..tokens import count_tokens
 
 __all__ = [
@@ -209,8 +209,6 @@ def content_terms(text: str) -> set[str]:
     terms = set(map(_term, _WORD.findall(text.lower())))
     terms.discard("")
     if has_cjk(text):
-        from ..sparse import cjk_bigrams
-
         terms.update(t for t in cjk_bigrams(text).split() if has_cjk(t))
     return terms
 

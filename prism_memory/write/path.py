@@ -53,6 +53,7 @@ from ..layers.semantic import SemanticWriter
 from ..layers.working import (
     TaskChanges,
     TaskState,
+    apply_changes,
     apply_task_update,
     load_task,
     register_task_schema,
@@ -60,7 +61,7 @@ from ..layers.working import (
 )
 from ..lifecycle.consolidate import consolidate_turns, select_turns
 from ..lifecycle.decay import record_access
-from ..lifecycle.forget import forget_records
+from ..lifecycle.forget import ForgetCriteria, forget_records
 from ..lifecycle.worker import BackgroundWorker
 from ..records import Kind, Layer, MemoryRecord, Scope, Source, Trust, utcnow
 from ..results import RecordChange, RememberResult
@@ -407,13 +408,11 @@ class WritePath:
         if tid is None:
             raise ValidationError("task_id is required, e.g. m.task('trip-123', user_id=...)")
         scope = scope.widen(session=True)
-        if all(
-            c is None for c in changes.values()
-        ):  # a read: never writes, not even an empty state
+        if changes.is_read:  # a read: never writes, not even an empty state
             return load_task(self.engine, scope, tid) or TaskState(task_id=tid)
         with self.engine.scope_lock(scope):
             current = load_task(self.engine, scope, tid)
-            state = apply_task_update(current or TaskState(task_id=tid), **changes)
+            state = apply_changes(current or TaskState(task_id=tid), changes)
             if state != current:
                 self._save_task(scope, state, RememberResult())
             return state
@@ -457,11 +456,10 @@ class WritePath:
             turns = select_turns(self.engine, scope, exclude=self._claimed)
         return consolidate_turns(self.engine, scope, turns, reflect=reflect)
 
-    def forget(self, scope: Scope, criteria: dict[str, Any]) -> int:
-        """Archive or delete the scope's records matching ``criteria`` (keywords of
-        :func:`~prism_memory.lifecycle.forget.forget_records`) under the scope lock."""
+    def forget(self, scope: Scope, criteria: ForgetCriteria) -> int:
+        """Archive or delete the scope's records matching ``criteria`` under the scope lock."""
         with self.engine.scope_lock(scope):
-            return forget_records(self.engine, scope, **criteria)
+            return forget_records(self.engine, scope, criteria)
 
     def touch(
         self, records: Sequence[str | MemoryRecord], scope: Scope, now: datetime | None

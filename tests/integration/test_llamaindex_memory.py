@@ -240,3 +240,21 @@ async def test_function_agent_workflow_uses_prism_memory(
     await agent2.run("When does it open?", memory=chat_memory)
     contents = [m.content for m in follow_up.calls[0]]
     assert "Where should I eat tonight?" in contents  # the session's history was replayed
+
+
+def test_get_leaves_the_current_thread_out_of_the_long_term_block(
+    memory: Memory, uid: Callable[[str], str]
+) -> None:
+    """The core's thread filter: what this session said (buffered or already moved on to
+    long-term memory) is the chat history, not a memory; an older session's fact is."""
+    user = uid("erin")
+    remember_preference(memory, user, "monday")
+    today = PrismMemory(memory, user_id=user, session_id="tuesday")
+    said = "My favourite Thai dish is green curry with tofu."
+    today.put_messages([ChatMessage(role="user", content=said)])
+    today.set(today.get_all())  # the turn moves on to long-term memory and is shown again
+    sent = today.get("Which Thai food should I cook tonight?")
+    system = system_text(sent)
+    assert "vegetarian" in system  # the older session's fact is recalled
+    assert said not in system  # the thread's own turn is not repeated
+    assert [m.content for m in sent if m.role == MessageRole.USER] == [said]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
+import threading
+import time
 from typing import Any
 
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from prism_memory import ExtractionError, FakeEmbedder, Memory
+from prism_memory import ExtractionError, FakeEmbedder, Memory, PrismConfig
+from prism_memory.config import ExtractionConfig
 from prism_memory.extraction.schemas import SchemaRegistry
 from prism_memory.llm.extraction import build_prompt, parse_items
 from prism_memory.records import MemoryRecord
@@ -85,6 +89,59 @@ def test_a_raising_model_never_breaks_the_write() -> None:
     (fact,) = m.list(user_id="u", kind="fact")
     assert fact.fields["amount"] == 500.0 and fact.confidence == 0.4
     assert llm.calls == 1  # an exception is not retried with the same prompt
+    m.close()
+
+
+SECRET = "provider echo: the user's passport number is X123"
+
+
+class EchoingChatModel(FakeListChatModel):
+    """A provider whose error message echoes the prompt."""
+
+    def _call(self, *args: Any, **kwargs: Any) -> str:
+        raise RuntimeError(SECRET)
+
+
+class HangingChatModel(FakeListChatModel):
+    """A provider that does not answer until ``release`` is set."""
+
+    release: Any = None
+
+    def _call(self, *args: Any, **kwargs: Any) -> str:
+        self.release.wait()
+        return _answer(PREF_TEA)
+
+
+def test_a_hung_model_is_abandoned_at_the_timeout() -> None:
+    release = threading.Event()
+    llm = HangingChatModel(responses=["unused"], release=release)
+    cfg = PrismConfig(extraction=ExtractionConfig(llm_timeout_s=0.5))
+    m = Memory(location=":memory:", embedder=FakeEmbedder(dim=32), llm=llm, config=cfg)
+    watchdog = threading.Timer(10.0, release.set)  # frees a blocked write if the timeout fails
+    watchdog.start()
+    try:
+        started = time.monotonic()
+        m.remember("I love seafood", user_id="u", session_id="s")
+        elapsed = time.monotonic() - started
+    finally:
+        release.set()
+        watchdog.cancel()
+    assert elapsed < 0.5 + 3.0  # the timeout, plus slack for a loaded machine
+    (pref,) = m.list(user_id="u", kind="preference")
+    assert pref.fields["subject"] == "seafood"  # the rule fallback
+    assert pref.metadata["extractor"] == "rules (LLM fallback: no answer)"
+    m.close()
+
+
+def test_the_providers_message_is_neither_logged_nor_stored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    m = _memory(EchoingChatModel(responses=["unused"]))
+    with caplog.at_level(logging.DEBUG, logger="prism_memory"):
+        m.remember("I love seafood", user_id="u", session_id="s")
+    (pref,) = m.list(user_id="u", kind="preference")
+    assert "passport" not in json.dumps(pref.metadata) + pref.text
+    assert "RuntimeError" in caplog.text and "passport" not in caplog.text
     m.close()
 
 

@@ -11,8 +11,8 @@ That is the literal reading of "<= 60 lines a function", and it keeps the rule i
 style choices inside the body. A nested function counts inside its parent and on its own.
 
 Exemptions:
-- ``EXEMPT``: the CLI argument parser (``cli.build_parser``), a flat declaration of commands and
-  options that reads best in one place, as the issue allows.
+- ``EXEMPT``: the CLI argument parser (``cli.parser.build_parser``), a flat declaration of
+  commands and options that reads best in one place, as the issue allows.
 - ``ALLOWLIST``: functions other engineers are splitting while issue #28 is in flight, each tagged
   with its owner. It is keyed by file stem and qualified name, so it survives a module moving to
   another folder or package. An entry must still name a long function: once it is split, the
@@ -33,7 +33,7 @@ ROOTS = ("prism_memory", "langchain_prism", "llamaindex_prism", "benchmarks/pris
 MAX_LINES = 60
 
 #: (file stem, qualified name) exempt for good: the CLI parser's flat declaration
-EXEMPT = {("cli", "build_parser")}
+EXEMPT = {("parser", "build_parser")}  # prism_memory/cli/parser.py
 
 #: (file stem, qualified name) -> owner; temporary while #28 is in flight (see module docstring)
 ALLOWLIST: dict[tuple[str, str], str] = {}

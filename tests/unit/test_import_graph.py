@@ -111,7 +111,7 @@ def test_only_tools_above_the_facade_import_memory() -> None:
     graph = _graph()
     importers = {n for n, targets in graph.items() if "prism_memory.memory" in targets}
     # the service (prism_memory.server) is a front door above the facade, like the CLI
-    above = ABOVE | {n for n in graph if n.startswith("prism_memory.server")}
+    above = ABOVE | {n for n in graph if n.startswith(("prism_memory.server", "prism_memory.cli."))}
     assert importers <= {"prism_memory"} | above
 
 
@@ -231,12 +231,18 @@ RANKS: tuple[tuple[str, ...], ...] = (
 LAYERED = ("prism_memory", "langchain_prism", "llamaindex_prism", "benchmarks/prism_bench")
 
 
+#: packages ranked as a whole by their name (the adapters and the benches)
+_PACKAGES_RANKED_WHOLE = ("langchain_prism", "llamaindex_prism", "prism_bench")
+
+
 def rank_of(module: str) -> int | None:
     """The rank of ``module`` (its longest listed prefix), ``None`` when none is listed."""
     best: tuple[int, int] | None = None  # (prefix length, rank)
     for rank, prefixes in enumerate(RANKS):
         for prefix in prefixes:
-            matches = module == prefix or module.startswith(prefix + ".")
+            # a package's own name ranks only itself: a new top-level module must be listed
+            nested = "." in prefix or prefix in _PACKAGES_RANKED_WHOLE
+            matches = module == prefix or (nested and module.startswith(prefix + "."))
             if matches and (best is None or len(prefix) > best[0]):
                 best = (len(prefix), rank)
     return None if best is None else best[1]

@@ -12,7 +12,6 @@ import llamaindex_prism
 from llamaindex_prism import PrismEmbedding, PrismMemoryBlock, PrismNodePostprocessor
 from llamaindex_prism._convert import (
     check_memory,
-    long_term_text,
     message_text,
     messages_to_turns,
     record_and_score,
@@ -20,7 +19,7 @@ from llamaindex_prism._convert import (
     record_to_node,
 )
 from llamaindex_prism.postprocessor import _node_time
-from prism_memory import ConfigError, FakeEmbedder, MemoryContext, MemoryRecord, ScoredRecord
+from prism_memory import ConfigError, FakeEmbedder, MemoryRecord, ScoredRecord
 from prism_memory.retrieval.context import ContextItem
 from prism_memory.tokens import count_tokens
 
@@ -82,26 +81,6 @@ def test_record_and_score_from_every_recall_item_shape() -> None:
     assert record_and_score(r, 3) == (r, 0.25, r.text)
     with pytest.raises(TypeError):
         record_and_score("text", 0)
-
-
-def test_long_term_text_drops_the_sessions_recent_turns() -> None:
-    fact = MemoryRecord(text="Alice is vegetarian", user_id="u")
-    turn = MemoryRecord(text="what's for dinner?", user_id="u", session_id="s", layer="buffer")
-    items = [
-        ContextItem(record=fact, section="semantic", shown=fact.text, score=0.9),
-        ContextItem(record=turn, section="buffer", shown=turn.text, score=0.5),
-    ]
-    ctx = MemoryContext(
-        text="full text", records=[fact, turn], tokens=10, budget_tokens=100, items=items
-    )
-    out = long_term_text(ctx)
-    assert "vegetarian" in out and "dinner" not in out and out.startswith("<memories")
-    only_recent = MemoryContext(
-        text="t", records=[turn], tokens=1, budget_tokens=9, items=items[1:]
-    )
-    assert long_term_text(only_recent) == ""
-    ctx.trace.compression = "llm:summarize"  # a compressed context cannot be split
-    assert long_term_text(ctx) == "full text"
 
 
 def test_adapters_need_a_prism_memory() -> None:

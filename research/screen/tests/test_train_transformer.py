@@ -88,7 +88,7 @@ def test_the_out_of_fold_floor_uses_the_n_gram_models_one_percent_rule() -> None
 
 
 def test_the_guard_reads_records_as_the_langgraph_store_writes_them() -> None:
-    from langchain_prism.store import index_text
+    from langchain_prism._store_values import index_text
 
     turn = "Caroline: I went to the support group yesterday."
     texts = tt.guard_variants(turn, 0)

@@ -24,6 +24,10 @@ Design:
   listeners), the scope locks and a default embedder; the store is reference-counted and the
   last :meth:`Engine.close` closes it. Config, LLM, screen and background worker stay per
   engine. Other stores get a private bus and locks.
+- The engine composes two parts with one job each: ``screening.py`` (PII redaction, the
+  poisoning screen and its LLM judge) and ``vectors.py`` (what a record is embedded as, one
+  embedding batch per write, the CJK vectors' cache); this module holds the engine's state,
+  its write funnel, events and reads.
 """
 
 from __future__ import annotations
@@ -31,45 +35,44 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timezone
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ._opening import open_path, open_store, store_cjk_embedder
-from ._shared import SharedStore, WriteEvent
-from ._validation import check_record, new_record
-from .config import PrismConfig
-from .embeddings import Embedder, resolve_embedder
-from .errors import (
+from pydantic import TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
+
+from .._opening import open_path, open_store, store_cjk_embedder
+from .._shared import SharedStore, WriteEvent
+from .._validation import check_record, new_record
+from ..config import PrismConfig
+from ..embeddings import Embedder, resolve_embedder
+from ..errors import (
     ConfigError,
     PrismError,
     ScopeError,
     ValidationError,
 )
-from .records import (
+from ..records import (
     MemoryRecord,
     Scope,
     Status,
     Trust,
 )
-from .sparse import SPARSE_VERSION, SparseEncoder, has_cjk
-from .stores import MemoryStore, PointData, RecordFilter
-from .stores.filters import Condition
+from ..sparse import SPARSE_VERSION, SparseEncoder
+from ..stores import MemoryStore, PointData, RecordFilter
+from ..stores.filters import Condition
+from .screening import redact_records, screen_records
+from .vectors import CjkVectors, embedding_text, record_points
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are not evaluated
     from typing import Unpack
 
-    from .safety.poisoning import ScreenVerdict
 
-__all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text"]
+__all__ = ["Engine", "EngineOptions", "WriteEvent", "embedding_text", "payload_fields"]
 
 log = logging.getLogger("prism_memory")
-
-
-_CJK_CACHE = 4096  # texts whose CJK vectors are kept (2 KB each)
-_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool"})
 
 
 def _checked_ids(ids: Sequence[str]) -> list[str]:
@@ -92,14 +95,76 @@ def _checked_scope(scope: Scope) -> Scope:
     return scope
 
 
-def embedding_text(record: MemoryRecord) -> str:
-    """What the dense and BM25 vectors of a record are computed from: the text, after its speaker.
+_SCOPE_FIELDS = frozenset({"user_id", "agent_id", "session_id"})
+_TIME_FIELDS = frozenset({"event_time", "created_at"})
+#: payload key -> the ``MemoryRecord`` field it stores
+_PAYLOAD_KEYS = {(f.alias or n): n for n, f in MemoryRecord.model_fields.items()}
+_REFUSED = {
+    "id": "a record's id is fixed; write a new record (Memory.add) and delete the old one",
+    "text": "the text is what the vectors are computed from: Memory.update(record_id, "
+    "text=...) re-embeds it (a new version), Engine.rewrite stores a new state",
+    "speaker": "the speaker is part of what the vectors are computed from: Engine.rewrite "
+    "stores a new state with its vectors",
+    **{
+        k: "moving records to another scope is Engine.move(ids, from_scope, to_scope) "
+        "(RecordStore.move), which checks the records are the old scope's"
+        for k in _SCOPE_FIELDS
+    },
+    **{
+        k: "it is an index field derived from the record: set 'provenance' (trust, source, "
+        "source_ids), 'entities' (entity_keys) or 'event_time' (ts) and it follows"
+        for k in ("trust", "source", "source_ids", "ts", "entity_keys", "link_keys")
+    },
+}
 
-    A turn's words rarely name who said them, but questions about it do ("what did Priya
-    research?"); embedding ``"Priya: I researched solar installers"`` lets the vector
-    carry both (on LoCoMo this doubles dense recall@5). The shown text is unchanged.
+
+@cache
+def _adapter(name: str) -> TypeAdapter[Any]:
+    annotation: Any = MemoryRecord.model_fields[name].annotation
+    return TypeAdapter(annotation)
+
+
+def payload_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The payload an in-place update of ``fields`` sets: each value checked against its
+    :class:`MemoryRecord` field and stored as a written record stores it, plus the index
+    fields it derives (``trust`` / ``source`` / ``source_ids`` from ``provenance``,
+    ``entity_keys`` from ``entities``). ``ValidationError`` for an unknown field, one an
+    in-place update may not set (saying which call does) or a bad value.
+
+    >>> payload_fields({"status": "superseded"})
+    {'status': 'superseded'}
     """
-    return f"{record.speaker}: {record.text}" if record.speaker else record.text
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if key in _REFUSED:
+            raise ValidationError(f"an update cannot set {key!r}: {_REFUSED[key]}")
+        name = _PAYLOAD_KEYS.get(key)
+        if name is None:
+            raise ValidationError(
+                f"unknown record field {key!r}; the fields an update may set are "
+                f"{sorted(set(_PAYLOAD_KEYS) - _REFUSED.keys())}"
+            )
+        adapter = _adapter(name)
+        try:
+            checked = adapter.validate_python(value)
+        except PydanticValidationError as exc:
+            raise ValidationError(f"bad value for record field {key!r}: {exc}") from None
+        out[key] = adapter.dump_python(checked, mode="json", by_alias=True)
+        if name == "provenance":
+            out["trust"] = checked.trust.value
+            out["source"] = checked.source.value
+            out["source_ids"] = list(checked.source_ids)
+        elif name == "entities":
+            out["entity_keys"] = sorted({e.key for e in checked if e.key})
+    return out
+
+
+def _by_scope(records: Sequence[MemoryRecord]) -> list[list[MemoryRecord]]:
+    """``records`` grouped by scope, in first-seen order."""
+    groups: dict[str, list[MemoryRecord]] = {}
+    for r in records:
+        groups.setdefault(r.scope.key(), []).append(r)
+    return list(groups.values())
 
 
 class EngineOptions(TypedDict, total=False):
@@ -146,7 +211,7 @@ class Engine:
             import importlib.util
 
             if importlib.util.find_spec("prism_screen") is None:
-                from .safety._transformer import INSTALL
+                from ..safety._transformer import INSTALL
 
                 raise ConfigError(
                     f"SafetyConfig(screen='strict') needs the screen's transformer: {INSTALL}; "
@@ -175,9 +240,7 @@ class Engine:
         self.store: MemoryStore = self._shared.store
         #: the embedder of the store's ``dense_cjk`` vectors (None: the store has none)
         self.cjk_embedder: Embedder | None = store_cjk_embedder(self.store, self.config)
-        self._told_no_cjk = False
-        self._cjk_cache: OrderedDict[str, list[float]] = OrderedDict()
-        self._cjk_lock = threading.Lock()
+        self._cjk = CjkVectors()
         # the store's tokenizer version: an older store keeps the tokenizer it was written with
         self.sparse = SparseEncoder(version=getattr(self.store, "sparse_version", SPARSE_VERSION))
         self.owns_store = store is None  # a store passed in stays the caller's to close
@@ -190,7 +253,7 @@ class Engine:
         self._listeners.append(listener)
         self._shared.bus.subscribe(listener)
 
-    def notify_write(
+    def _announce(
         self,
         scope: Scope | None,
         *,
@@ -202,10 +265,8 @@ class Engine:
     ) -> None:
         """Tell every listener on the store that records of ``scope`` changed (``None`` = every
         scope); ``inserted``: the records upserted, when that is the whole change; ``fields``:
-        the payload fields an in-place update set.
-
-        The write methods below announce their own changes; this is for a change made
-        outside the engine (``RecordStore.changed``)."""
+        the payload fields an in-place update set. Only the write methods below call it:
+        every change to a store goes through them and is announced by them."""
         event = WriteEvent(
             scope,
             reindex,
@@ -274,12 +335,7 @@ class Engine:
         placeholders, in place (:func:`~prism_memory.safety.redact_record`). Every write
         passes here (:meth:`write_records`); paths that derive something from a text before
         writing (``remember``, ``add``) redact first."""
-        if not self.config.safety.redact_pii:
-            return
-        from .safety import redact_record
-
-        for record in records:
-            redact_record(record, keep_metadata=keep_metadata)
+        redact_records(self.config, records, keep_metadata)
 
     def screen(
         self, records: list[MemoryRecord], keep_metadata: Collection[str] = ()
@@ -289,76 +345,17 @@ class Engine:
         With ``config.safety.redact_pii`` identifiers in every content field become
         placeholders (:meth:`redact`; a content-derived id is re-derived from the redacted
         text, so the id is no hash of the identifier). The poisoning screen then reads every
-        record (its text,
-        and its speaker name when it has one) by its source (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
+        record (its text, and its speaker name when it has one) by its source
+        (``SafetyConfig.screen``; one batch for the whole call): instruction-like records
         are marked ``trust=quarantined`` with a reason, kept for audit and review
         (``list(trust="quarantined")``, ``release``), never returned by default reads.
         Every record passed here is screened, ``source="derived"`` ones too (as outside
         content): the engine's own derivations, whose sources were screened, are written
         with ``screen=False`` and never come here, so a caller's or an import file's claim
         of ``derived`` is only a claim. Quarantine only escalates; an already quarantined
-        record stays quarantined.
+        record stays quarantined (``engine/screening.py``).
         """
-        self.redact(records, keep_metadata)
-        todo = [r for r in records if r.provenance.trust != Trust.QUARANTINED]
-        if not todo or self.config.safety.screen == "off":
-            return records
-        for record, verdict in zip(todo, self._verdicts(todo)):
-            verdict = self._second_opinion(record, verdict)
-            if verdict.quarantined:
-                record.provenance.trust = Trust.QUARANTINED
-                record.provenance.reason = verdict.reason
-                # ids and reasons only: memory text reaches the logs at DEBUG level at most
-                log.info("quarantined memory %s: %s", record.id, verdict.reason)
-                log.debug("quarantined text of %s: %r", record.id, record.text)
-        return records
-
-    def _verdicts(self, todo: Sequence[MemoryRecord]) -> list[ScreenVerdict]:
-        """The screen's verdict on each record, one batch: its text, and its speaker name
-        (shown with the text, so screened as the source's words too; a quarantined name
-        quarantines the record)."""
-        from .safety.poisoning import screen_batch
-
-        cfg = self.config.safety
-        items = [(r.text, r.provenance.source.value) for r in todo]
-        named = [
-            i
-            for i, r in enumerate(todo)
-            if r.speaker and r.speaker.strip().casefold() not in _ROLE_NAMES
-        ]
-        items += [(str(todo[i].speaker), todo[i].provenance.source.value) for i in named]
-        verdicts = screen_batch(
-            items,
-            mode=cfg.screen,
-            user=cfg.quarantine_threshold_user,
-            external=cfg.quarantine_threshold_external,
-        )
-        text_verdicts = verdicts[: len(todo)]
-        for i, speaker_verdict in zip(named, verdicts[len(todo) :]):
-            if speaker_verdict.quarantined and not text_verdicts[i].quarantined:
-                text_verdicts[i] = replace(
-                    speaker_verdict, reason=f"speaker name: {speaker_verdict.reason}"
-                )
-        return text_verdicts
-
-    def _second_opinion(self, record: MemoryRecord, verdict: ScreenVerdict) -> ScreenVerdict:
-        """A borderline verdict judged by the LLM when ``SafetyConfig.llm_judge`` is on: an
-        attack it names quarantines the record; otherwise the screen's verdict stands."""
-        from .llm.judge import is_borderline, judge_with_llm
-
-        cfg = self.config.safety
-        if not (cfg.llm_judge and self.llm is not None and is_borderline(verdict)):
-            return verdict
-        source = record.provenance.source.value
-        judged = judge_with_llm(self.llm, record.text, source, cfg.llm_judge_timeout_s)
-        if judged is None or not judged.attack:
-            return verdict
-        return replace(
-            verdict,
-            quarantined=True,
-            reason=f"instruction-like content from {source} (LLM judge: "
-            f"{judged.reason or 'attack'}; signals: {', '.join(verdict.signals)})",
-        )
+        return screen_records(self.config, self.llm, records, keep_metadata)
 
     def embed_records(
         self,
@@ -373,50 +370,24 @@ class Engine:
         ``same_vector_as``: record id -> id of another record of the batch whose dense vector
         it shares (an extracted event and its turn), so each text is embedded once.
         """
-        known = dict(dense or {})
-        share = {k: v for k, v in (same_vector_as or {}).items() if k not in known}
-        batch_ids = {r.id for r in records}
-        todo = [r for r in records if r.id not in known and share.get(r.id) not in batch_ids]
-        for r, vec in zip(todo, self.embedder.embed_documents([embedding_text(r) for r in todo])):
-            known[r.id] = vec
-        vectors = [known.get(r.id) or known[share[r.id]] for r in records]
-        texts = [embedding_text(r) for r in records]
-        sparse = self.sparse.documents(texts)
-        cjk = self.cjk_vectors(texts)
-        return [
-            PointData(r, d, s, cjk.get(i))
-            for i, (r, d, s) in enumerate(zip(records, vectors, sparse))
-        ]
+        return record_points(
+            records,
+            self.embedder,
+            self.sparse,
+            self.cjk_vectors,
+            dense=dense,
+            same_vector_as=same_vector_as,
+        )
 
     def cjk_vectors(self, texts: Sequence[str]) -> dict[int, list[float]]:
         """The ``dense_cjk`` vectors of the texts holding CJK characters, by position (none
         when the store has no such vector: told once in the log how to get it)."""
-        idx = [i for i, t in enumerate(texts) if has_cjk(t)]
-        if not idx:
-            return {}
-        if self.cjk_embedder is None:
-            if not self._told_no_cjk and self.config.cjk_embedding_model is not None:
-                self._told_no_cjk = True
-                log.info(
-                    "CJK text stored with the keyword route and %s only; for multilingual "
-                    "recall install prism-memory[zh] and use a new store",
-                    self.embedder.name,
-                )
-            return {}
-        # a turn is written to the buffer, then as an episodic record, and its words recur in
-        # what is extracted from it: each text is embedded once (an LRU by text)
-        cache = self._cjk_cache
-        with self._cjk_lock:
-            out = {i: cache[texts[i]] for i in idx if texts[i] in cache}
-        todo = sorted({texts[i] for i in idx if i not in out})
-        if todo:
-            fresh = dict(zip(todo, self.cjk_embedder.embed_documents(todo)))
-            with self._cjk_lock:
-                cache.update(fresh)
-                while len(cache) > _CJK_CACHE:
-                    cache.popitem(last=False)
-            out.update({i: fresh[texts[i]] for i in idx if texts[i] in fresh})
-        return out
+        return self._cjk.vectors(
+            texts,
+            self.cjk_embedder,
+            dense_name=self.embedder.name,
+            wanted=self.config.cjk_embedding_model is not None,
+        )
 
     def write_records(
         self,
@@ -426,7 +397,6 @@ class Engine:
         same_vector_as: Mapping[str, str] | None = None,
         screen: bool = True,
         keep_metadata: Collection[str] = (),
-        move: bool = False,
     ) -> list[MemoryRecord]:
         """Redact, screen, embed and upsert records; notify listeners. Returns what was written.
 
@@ -435,21 +405,15 @@ class Engine:
         already (:meth:`screen`), and are not screened again. PII redaction (when on) runs on
         every record either way; ``keep_metadata`` names top-level metadata keys that are
         addresses, not content (a LangGraph item's namespace and key), and are kept as given.
-        A record whose id names a record of another scope is refused (``ScopeError``), unless
-        ``move=True``: an integration moving its own records to another scope (a migration).
+        A record whose id names a record of another scope is refused (``ScopeError``); moving
+        records to another scope is :meth:`move`.
         """
         self.check_open()
         if not records:
             return []
         for record in records:  # nothing is written unless every record can be stored as is
             check_record(record)
-        taken = set() if move else self.foreign_ids(records)
-        if taken:
-            raise ScopeError(
-                f"{len(taken)} record id(s) (e.g. {sorted(taken)[0]}) belong to records of "
-                "another scope; a write never replaces another scope's record. Drop the id to "
-                "have one derived from the record's own scope and text"
-            )
+        self._refuse_foreign(records)
         if screen:
             records = self.screen(records, keep_metadata)
         else:
@@ -462,15 +426,12 @@ class Engine:
         """One write event per scope of ``records``: only new, current records extend what
         listeners hold; a new version, a superseded one or an edited record (``updated_at``
         moved) makes them drop it."""
-        by_scope: dict[str, list[MemoryRecord]] = {}
-        for r in records:
-            by_scope.setdefault(r.scope.key(), []).append(r)
-        for group in by_scope.values():
+        for group in _by_scope(records):
             fresh = all(r.status == Status.ACTIVE and r.updated_at == r.created_at for r in group)
             if fresh:
-                self.notify_write(group[0].scope, inserted=group)
+                self._announce(group[0].scope, inserted=group)
             else:
-                self.notify_write(group[0].scope, updated=[r.id for r in group])
+                self._announce(group[0].scope, updated=[r.id for r in group])
 
     # -- the write funnel: with write_records, the only calls that change the store -------
     def rewrite(
@@ -481,12 +442,15 @@ class Engine:
         announce: bool = True,
     ) -> None:
         """Store states of records already stored as they are: a superseded state kept as a
-        version, a new state of the same text. No redaction, screen or scope check (the
-        record passed them when first written); the dense vector given by id is reused with
-        a BM25 vector of the text, a record without one is embedded in full.
+        version, a new state of the same text. No redaction or screen (the record passed
+        them when first written); an id naming a record of another scope is refused
+        (``ScopeError``, nothing written). The dense vector given by id is reused; the BM25
+        and ``dense_cjk`` vectors are computed from the embedding text (speaker and text)
+        like every write's, and a record without a given vector is embedded in full.
 
         ``announce=False``: the caller's next write in the same operation announces the
-        change (a reconcile batch, a new version and its successor).
+        change (a reconcile batch, a new version and its successor); otherwise each scope
+        of ``records`` is told its records were updated.
 
         >>> engine.rewrite([old_state], dense={old_state.id: vector})  # doctest: +SKIP
         """
@@ -495,14 +459,88 @@ class Engine:
             return
         for record in records:
             check_record(record)
-        given = dense or {}
-        reused = [r for r in records if given.get(r.id) is not None]
-        fresh = [r for r in records if given.get(r.id) is None]
-        sparse = self.sparse.documents([r.text for r in reused])
-        points = [PointData(r, given[r.id], s) for r, s in zip(reused, sparse)]
-        self.store.upsert(points + (self.embed_records(fresh) if fresh else []))
+        self._refuse_foreign(records)
+        given = {k: v for k, v in (dense or {}).items() if v is not None}
+        self.store.upsert(self.embed_records(records, dense=given))
         if announce:
-            self.notify_write(records[0].scope, updated=[r.id for r in records])
+            for group in _by_scope(records):
+                self._announce(group[0].scope, updated=[r.id for r in group])
+
+    def _refuse_foreign(self, records: Sequence[MemoryRecord]) -> None:
+        """``ScopeError`` when an id of ``records`` names a record of another scope."""
+        taken = self.foreign_ids(records)
+        if taken:
+            raise ScopeError(
+                f"{len(taken)} record id(s) (e.g. {sorted(taken)[0]}) belong to records of "
+                "another scope; a write never replaces another scope's record. Drop the id to "
+                "have one derived from the record's own scope and text"
+            )
+
+    def move(
+        self,
+        ids: Sequence[str],
+        from_scope: Scope,
+        to_scope: Scope,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[MemoryRecord]:
+        """Move the records ``ids`` of ``from_scope`` into ``to_scope`` (same ids and vectors,
+        so each upsert replaces the old point); returns the moved records.
+
+        Every id must name a record of ``from_scope``, else ``ScopeError`` and nothing moves
+        (a move never takes another scope's record). Each scope field that ``from_scope`` or
+        ``to_scope`` sets takes ``to_scope``'s value; one both leave open is kept.
+        ``metadata``: keys set on every moved record's metadata (a migration's marks). The
+        old scopes are told the records went, the new ones that they arrived.
+
+        >>> engine.move([rid], Scope(user_id="ns-alice"), Scope(user_id="alice"))  # doctest: +SKIP
+        """
+        self.check_open()
+        todo = list(dict.fromkeys(_checked_ids(ids)))
+        _checked_scope(from_scope)
+        _checked_scope(to_scope)
+        if not todo:
+            return []
+        found: list[MemoryRecord] = []
+        vectors: dict[str, list[float]] = {}
+        for start in range(0, len(todo), 256):
+            chunk = todo[start : start + 256]
+            found += self.store.get(chunk, from_scope)
+            vectors.update(self.store.get_vectors(chunk, from_scope))
+        missing = set(todo) - {r.id for r in found}
+        if missing:
+            raise ScopeError(
+                f"{len(missing)} record id(s) (e.g. {sorted(missing)[0]}) are not records of "
+                f"{from_scope.key()}; nothing was moved. Pass the scope the records are in"
+            )
+        extra = dict(metadata or {})
+
+        def field(name: str, record: MemoryRecord) -> str | None:
+            old: str | None = getattr(from_scope, name)
+            new: str | None = getattr(to_scope, name)
+            kept: str | None = getattr(record, name)
+            return new if old is not None or new is not None else kept
+
+        moved = [
+            r.model_copy(
+                update={
+                    **{k: field(k, r) for k in ("user_id", "agent_id", "session_id")},
+                    "metadata": {**r.metadata, **extra},
+                }
+            )
+            for r in found
+        ]
+        for record in moved:
+            check_record(record)
+        self.store.upsert(self.embed_records(moved, dense=vectors))
+        for group in _by_scope(found):
+            self._announce(group[0].scope, deleted=[r.id for r in group])
+        for group in _by_scope(moved):
+            if all(r.status == Status.ACTIVE for r in group):
+                self._announce(group[0].scope, inserted=group)
+            else:
+                self._announce(group[0].scope, updated=[r.id for r in group])
+        return moved
 
     def update(
         self,
@@ -515,7 +553,11 @@ class Engine:
     ) -> None:
         """Set payload ``fields`` on the records ``ids`` of ``scope`` (records of other
         scopes untouched), without re-embedding: the change is not one the vectors follow
-        (status, links, counters, a marked digest).
+        (status, links, counters). Field names and values are checked against
+        :class:`MemoryRecord` (:func:`payload_fields`): ``id``, ``text``, ``speaker``, the
+        scope fields and the derived index fields are refused (``ValidationError`` naming
+        the call that does it), nothing is changed; the index fields follow ``provenance``,
+        ``entities`` and the time fields.
 
         ``announce=False``: the caller's next write in the same operation announces the
         change (a reconcile batch), or the fields are bookkeeping no reader caches (access
@@ -527,15 +569,23 @@ class Engine:
         self.check_open()
         todo = _checked_ids(ids)
         _checked_scope(scope)
-        if not todo:
-            return
         if not fields or not all(isinstance(k, str) and k for k in fields):
             raise ValidationError(
                 f"fields to update must be a non-empty mapping of field names, got {fields!r}"
             )
-        self.store.set_payload(todo, scope, dict(fields))
+        payload = payload_fields(fields)
+        if not todo:
+            return
+        if _TIME_FIELDS & payload.keys():  # ``ts`` is each record's own time: one call each
+            for record in self.store.get(todo, scope):
+                merged = MemoryRecord.from_payload({**record.to_payload(), **payload})
+                self.store.set_payload(
+                    [record.id], scope, {**payload, "ts": merged.time.timestamp()}
+                )
+        else:
+            self.store.set_payload(todo, scope, payload)
         if announce:
-            self.notify_write(scope, reindex=reindex, updated=todo, fields=fields.keys())
+            self._announce(scope, reindex=reindex, updated=todo, fields=payload.keys())
 
     def delete(self, ids: Sequence[str], scope: Scope, *, reindex: bool = False) -> int:
         """Delete the records ``ids`` of ``scope`` (others untouched; 256 per store call);
@@ -555,7 +605,7 @@ class Engine:
             for start in range(0, len(todo), 256):
                 n += self.store.delete(todo[start : start + 256], scope)
         finally:
-            self.notify_write(scope, reindex=reindex, deleted=todo)
+            self._announce(scope, reindex=reindex, deleted=todo)
         return n
 
     def delete_where(
@@ -570,10 +620,15 @@ class Engine:
         """
         self.check_open()
         _checked_scope(scope)
+        if flt is not None and not isinstance(flt, RecordFilter):
+            raise ValidationError(
+                f"flt must be a RecordFilter or None, got {type(flt).__name__}; build one "
+                "with RecordFilter(must=[Condition(...)]) or prism_memory.stores.parse_filters"
+            )
         try:
             return self.store.delete_by_filter(scope, flt)
         finally:
-            self.notify_write(scope, reindex=reindex)
+            self._announce(scope, reindex=reindex)
 
     def purge(self) -> None:
         """Make every deletion and replacement so far physical: the engine rewrites its files
@@ -632,12 +687,14 @@ class Engine:
     def begin_purge(self) -> bool:
         """Journal a purge before deleting, where the engine keeps a journal (embedded).
         Returns whether this call wrote the journal (``False``: none, or one was pending)."""
+        self.check_open()
         begin = getattr(self.store, "begin_purge", None)
         return bool(begin()) if callable(begin) else False
 
     def cancel_purge(self) -> None:
         """Remove the journal :meth:`begin_purge` wrote, when the deletion it announced was
         refused before deleting anything (a refused operation leaves no journal)."""
+        self.check_open()
         cancel = getattr(self.store, "cancel_purge", None)
         if callable(cancel):
             cancel()
