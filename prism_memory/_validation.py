@@ -295,6 +295,25 @@ def _entity(e: Any) -> Entity:
     raise ValidationError(f"entity {e!r} must be a name or a {{'type', 'name'}} dict")
 
 
+def _unit(name: str, value: float | None, default: float) -> float:
+    """A score in [0, 1] (``default`` when not given)."""
+    if value is None:
+        return default
+    if not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
+        raise ValidationError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _provenance(source: Source, source_ids: Sequence[str] | None) -> Provenance:
+    """Where a record comes from: ``user`` and ``system`` are trusted, the rest is not."""
+    trusted = source in (Source.USER, Source.SYSTEM)
+    return Provenance(
+        source=source,
+        trust=Trust.TRUSTED if trusted else Trust.UNTRUSTED,
+        source_ids=list(source_ids or []),
+    )
+
+
 def new_record(
     text: str,
     scope: Scope,
@@ -315,16 +334,22 @@ def new_record(
     speaker: str | None = None,
     record_id: str | None = None,
 ) -> MemoryRecord:
-    """Validate arguments into a :class:`MemoryRecord` (no I/O): the one place a record is built
-    from user input, so every entry point rejects the same bad values with the same message."""
+    """A validated :class:`MemoryRecord` (no I/O; a bad value raises ``ValidationError``), public
+    as ``Memory.build_record``: records for ``Memory.record_store.write``. ``entities``: names,
+    dicts or ``Entity``; ``importance`` / ``confidence`` in [0, 1] (default 0.5 / 1.0);
+    ``source`` ``user`` / ``system`` is trusted; ``source_ids``: the records it derives from;
+    ``fields`` / ``schema``: a structured fact; ``record_id``: default from scope, layer, text.
+
+    >>> from prism_memory.records import Scope
+    >>> r = new_record("I prefer window seats", Scope.of(user_id="alice"), kind="preference")
+    >>> r.kind.value, r.layer.value, r.importance, r.user_id
+    ('preference', 'semantic', 0.5, 'alice')
+    """
     check_text(text)
     kind_v = coerce_enum(Kind, kind, "kind")
     layer_v = coerce_enum(Layer, layer, "layer")
     source_v = coerce_enum(Source, source, "source")
     _check_parts(metadata, fields, speaker, event_time)
-    for name, value in (("importance", importance), ("confidence", confidence)):
-        if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
-            raise ValidationError(f"{name} must be a number in [0, 1], got {value!r}")
     ents = [_entity(e) for e in entities or []]
     now = utcnow()
     return MemoryRecord(
@@ -342,13 +367,9 @@ def new_record(
         event_time=event_time,
         created_at=now,
         updated_at=now,
-        importance=0.5 if importance is None else float(importance),
-        confidence=1.0 if confidence is None else float(confidence),
-        provenance=Provenance(
-            source=source_v,
-            trust=Trust.TRUSTED if source_v in (Source.USER, Source.SYSTEM) else Trust.UNTRUSTED,
-            source_ids=list(source_ids or []),
-        ),
+        importance=_unit("importance", importance, 0.5),
+        confidence=_unit("confidence", confidence, 1.0),
+        provenance=_provenance(source_v, source_ids),
         user_id=scope.user_id,
         agent_id=scope.agent_id,
         session_id=scope.session_id,

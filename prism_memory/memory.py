@@ -195,8 +195,9 @@ class Memory:
         """The registered intent templates (:meth:`register_intent`)."""
         return self._recall.intents
 
-    #: Validate arguments into a :class:`MemoryRecord` (no I/O); see
-    #: :func:`prism_memory._validation.new_record` for the arguments.
+    #: Build a validated :class:`MemoryRecord` without writing it (no I/O), for
+    #: ``record_store.write``; ``help(Memory.build_record)`` documents every argument, e.g.
+    #: ``m.build_record("I prefer window seats", Scope.of(user_id="alice"), kind="preference")``
     build_record = staticmethod(new_record)
 
     def visible_filter(
