@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,18 @@ def test_feedback_moves_utility_and_reranks(tmp_path: Path) -> None:
         assert m.feedback(["not-an-id"], user_id="u") == {}
         with pytest.raises(ValidationError):
             m.feedback("abc", user_id="u")
+
+
+def test_a_value_that_cannot_be_pickled_is_still_cached_as_a_private_copy() -> None:
+    """Contexts are kept pickled; anything else a caller caches is deep-copied instead."""
+    from prism_memory.records import Scope
+    from prism_memory.retrieval.cache import RecallCache
+
+    cache = RecallCache(8, 60.0)
+    value: dict[str, Any] = {"fn": lambda: 1, "items": [1, 2]}  # a lambda cannot be pickled
+    cache.put(Scope(user_id="u"), "", "q", 100, "", value)
+    value["items"].append(3)
+    got = cache.get(Scope(user_id="u"), "", "q", 100, "")
+    assert got is not None and got["items"] == [1, 2]
+    got["items"].append(9)
+    assert cache.get(Scope(user_id="u"), "", "q", 100, "")["items"] == [1, 2]
