@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from memories import open_memory
 
 from prism_memory import (
     FakeEmbedder,
@@ -31,30 +31,7 @@ from prism_memory import (
     ValidationError,
 )
 from prism_memory.cli import main
-from prism_memory.config import PrismConfig, SafetyConfig
 from prism_memory.stores.filters import Condition, RecordFilter
-
-
-def open_memory(path: Path) -> Memory:
-    return Memory(
-        path=path,
-        embedder=FakeEmbedder(dim=64),
-        config=PrismConfig(safety=SafetyConfig(screen="off")),
-    )
-
-
-@pytest.fixture(scope="module")
-def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
-    """One store for the module (opening and closing one costs a second); tests use fresh ids."""
-    m = open_memory(tmp_path_factory.mktemp("bad-input") / "store")
-    yield m
-    m.close()
-
-
-@pytest.fixture
-def uid() -> str:
-    """A user id no other test uses."""
-    return f"u-{uuid.uuid4().hex[:8]}"
 
 
 # -- what a write cannot store exactly is refused, and nothing is written -------------

@@ -11,14 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from memories import open_memory
 
-from prism_memory import FakeEmbedder, Memory
 from prism_memory.config import PrismConfig, SafetyConfig
-
-
-def open_memory(path: Path, **kwargs: Any) -> Memory:
-    config = kwargs.pop("config", None) or PrismConfig(safety=SafetyConfig(screen="off"))
-    return Memory(path=path, embedder=FakeEmbedder(dim=64), config=config, **kwargs)
 
 
 def files_containing(root: Path, needle: str) -> list[str]:

@@ -11,33 +11,14 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from memories import open_memory
 
-from prism_memory import FakeEmbedder, Memory
+from prism_memory import Memory
 from prism_memory.config import PrismConfig, SafetyConfig
-
-
-def open_memory(path: Path, **kwargs: Any) -> Memory:
-    config = kwargs.pop("config", None) or PrismConfig(safety=SafetyConfig(screen="off"))
-    return Memory(path=path, embedder=FakeEmbedder(dim=64), config=config, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
-    """One store for the module (opening one costs a second); tests use fresh ids."""
-    m = open_memory(tmp_path_factory.mktemp("leaks") / "store")
-    yield m
-    m.close()
-
-
-@pytest.fixture
-def uid() -> str:
-    """A user id no other test uses."""
-    return f"u-{uuid.uuid4().hex[:8]}"
 
 
 # -- every LangChain message class keeps its role ----------------------------------------

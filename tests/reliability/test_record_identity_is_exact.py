@@ -9,13 +9,13 @@ and the rules-only poisoning screen, so every test here takes well under a secon
 from __future__ import annotations
 
 import itertools
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from memories import open_memory
 
 from prism_memory import (
     FakeEmbedder,
@@ -26,28 +26,6 @@ from prism_memory import (
 from prism_memory.config import PrismConfig, SafetyConfig
 from prism_memory.layers.buffer import turn_record_id
 from prism_memory.records import SCOPE_FIELDS, make_record_id
-
-
-def open_memory(path: Path) -> Memory:
-    return Memory(
-        path=path,
-        embedder=FakeEmbedder(dim=64),
-        config=PrismConfig(safety=SafetyConfig(screen="off")),
-    )
-
-
-@pytest.fixture(scope="module")
-def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
-    """One store for the module (opening and closing one costs a second); tests use fresh ids."""
-    m = open_memory(tmp_path_factory.mktemp("identity") / "store")
-    yield m
-    m.close()
-
-
-@pytest.fixture
-def uid() -> str:
-    """A user id no other test uses."""
-    return f"u-{uuid.uuid4().hex[:8]}"
 
 
 # -- Scope.key() is unambiguous ---------------------------------------------------------
