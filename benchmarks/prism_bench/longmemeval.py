@@ -19,7 +19,6 @@ Design (the protocol of the data's README, so dev and held-out figures compare):
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics
@@ -35,6 +34,7 @@ from prism_memory._validation import has_visible_text
 from prism_memory.errors import ConfigError, ValidationError
 from prism_memory.retrieval.text import STOPWORDS
 
+from ._report import write_report
 from .locomo import (
     _baseline_line,
     _pct,
@@ -608,13 +608,7 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
         + " ".join(f"{Path(f).parent.name}/{Path(f).name}" for f in args.files)
         + (f" --routes {args.routes}" if getattr(args, "routes", None) else "")
     )
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{args.name}.json").write_text(json.dumps(report, indent=2))
-    text = markdown(report)
-    (out / f"{args.name}.md").write_text(text)
-    print(json.dumps(report, indent=2) if args.json_out else text)
-    return 0
+    return write_report(args.out, args.name, report, markdown(report), as_json=args.json_out)
 
 
 def _ingest_and_evaluate(

@@ -39,6 +39,7 @@ from prism_memory.sparse import has_cjk
 from prism_memory.stores.base import RouteQuery
 from prism_memory.stores.filters import RecordFilter
 
+from ._report import write_report
 from .locomo import _pct, baseline_rankings, pack_lines
 
 __all__ = [
@@ -341,13 +342,7 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
     report["embedder"] = name
     report["load_avg"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
     report["command"] = _command(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{args.name}.json").write_text(json.dumps(report, indent=2))
-    text = markdown(report)
-    (out / f"{args.name}.md").write_text(text)
-    print(json.dumps(report, indent=2) if args.json_out else text)
-    return 0
+    return write_report(args.out, args.name, report, markdown(report), as_json=args.json_out)
 
 
 def _ingest_and_evaluate(
