@@ -23,20 +23,19 @@ Design:
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import os
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..heap import trim_heap
+
 __all__ = [
     "MAX_MODEL_TOKENS",
     "TRIM_AFTER_TOKENS",
     "PackagedMiniLM",
     "shared_runner",
-    "trim_heap",
 ]
 
 log = logging.getLogger("prism_memory")
@@ -50,22 +49,6 @@ _shared: dict[tuple[str, str, int | None], PackagedMiniLM] = {}
 
 #: after a call embedding a text this long (word pieces), hand the freed activations back
 TRIM_AFTER_TOKENS = 128
-_malloc_trim: Any = None
-
-
-def trim_heap() -> None:
-    """Give freed heap pages back to the OS (glibc ``malloc_trim``); a no-op elsewhere."""
-    global _malloc_trim
-    if _malloc_trim is None:
-        _malloc_trim = False
-        try:
-            libc_name = ctypes.util.find_library("c")
-            if libc_name is not None:
-                _malloc_trim = getattr(ctypes.CDLL(libc_name), "malloc_trim", False)
-        except OSError:  # pragma: no cover - no C library to ask
-            pass
-    if _malloc_trim:
-        _malloc_trim(0)
 
 
 class PackagedMiniLM:
