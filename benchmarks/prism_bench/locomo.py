@@ -64,6 +64,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "compress_keep_tokens": 14,
     },
     "graph": {"routes": ["dense", "bm25", "entity", "time", "recent", "graph"]},
+    # the second hop by time (records of other sessions on the best records' days, opt-in)
+    "graph_time": {"routes": ["dense", "bm25", "entity", "time", "recent", "graph_time"]},
+    "graph_and_time": {
+        "routes": ["dense", "bm25", "entity", "time", "recent", "graph", "graph_time"]
+    },
 }
 KS = (5, 10)
 #: characters from which an evidence turn counts as long (reported per evidence length)

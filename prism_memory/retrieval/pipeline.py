@@ -60,7 +60,8 @@ from .calibration import Calibration, calibration_for
 from .construct import Scored, prism_total, score_candidates, select
 from .context import ContextItem, MemoryContext, RecallTrace, in_thread
 from .fusion import Candidate, fuse, scored_records, with_payloads
-from .graph import GRAPH_ROUTE, second_hop, speaker_names
+from .graph import GRAPH_ROUTE, second_hop, second_hop_enabled, speaker_names
+from .hops import SECOND_HOP_ROUTES
 from .intent import Intent, IntentRegistry, analyze_query
 from .names import ScopeNames, known_names
 from .neighbours import neighbour_candidates, neighbour_routes, neighbours_wanted
@@ -312,7 +313,7 @@ class RecallPipeline:
         run.trace.routes = {name: len(hits) for name, hits in results.items()}
         fused = fuse(results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None)
         candidates, vectors = _filled(_pool(fused, cfg.pool_size), store, run.scope, space.name)
-        if GRAPH_ROUTE in cfg.routes:  # the second hop, along the first hop's link keys
+        if second_hop_enabled(cfg):  # along the first hop's link keys, time and relations
             candidates, vectors = second_hop(
                 store,
                 run.scope,
@@ -324,7 +325,10 @@ class RecallPipeline:
                 cfg=cfg,
                 speakers=speaker_names(self._known_names(run.scope)[1]),
             )
-            run.trace.routes[GRAPH_ROUTE] = sum(GRAPH_ROUTE in c.ranks for c in candidates)
+            for name in (GRAPH_ROUTE, *SECOND_HOP_ROUTES):
+                found = sum(name in c.ranks for c in candidates)
+                if found or name in cfg.routes:
+                    run.trace.routes[name] = found
         if space.cjk:
             for cand in candidates:
                 cand.vector = vectors.get(cand.id)
