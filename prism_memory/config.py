@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-_ROUTES = ("dense", "bm25", "entity", "speaker", "time", "recent", "graph")
+_ROUTES = ("dense", "bm25", "entity", "speaker", "time", "recent", "graph", "graph_time")
 
 
 class _Section(BaseModel):
@@ -230,7 +230,9 @@ class RetrievalConfig(_Section):
         "time and recent only run when the query names a known entity, has a time range or "
         "asks for the latest state. `graph` (off by default: on LoCoMo dev it moved no figure, "
         "benchmarks/results/locomo-dev-graph.md) is a second hop from the first hop's best "
-        "records along their link keys to records of other sessions.",
+        "records along their link keys to records of other sessions; `graph_time` (off by "
+        "default) a second hop to records of other sessions next to them in time "
+        "(`graph_time_window_days`).",
     )
     fusion: Literal["rrf", "dbsf"] = "rrf"
     rrf_k: int = Field(
@@ -248,6 +250,8 @@ class RetrievalConfig(_Section):
             "recent": 0.5,
             "buffer": 0.5,
             "graph": 0.5,
+            "graph_time": 0.5,
+            "relations": 1.0,
         }
     )
     graph_seeds: int = Field(
@@ -263,6 +267,21 @@ class RetrievalConfig(_Section):
         le=1000,
         description="Records the graph route adds to the pool: its best by relevance to the "
         "query and strength of the link to the seeds.",
+    )
+    graph_time_window_days: int = Field(
+        default=1,
+        ge=0,
+        le=3650,
+        description="The graph_time route's reach: records of other sessions whose event time "
+        "falls on a seed's day or within this many days of it (0: the same day; 1: also the "
+        "day before and the day after).",
+    )
+    follow_relations: bool = Field(
+        default=True,
+        description="The second hop follows the best records' stored relations (caused_by, "
+        "causes, before, after, conflicts: links the LLM extraction states, conflicts the "
+        "write path keeps) to the linked records, scored by relevance to the query like any "
+        "candidate; free when no best record has one.",
     )
     weights: dict[str, float] = Field(
         default_factory=lambda: {

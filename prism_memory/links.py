@@ -28,9 +28,44 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MAX_LINK_KEYS", "RELATIONS", "keys_of_payload", "link_keys", "normalize_key"]
+__all__ = [
+    "FOLLOWED_RELATIONS",
+    "INVERSE_RELATION",
+    "LINK_TYPES",
+    "MAX_LINK_KEYS",
+    "RELATIONS",
+    "STORED_RELATION",
+    "keys_of_payload",
+    "link_keys",
+    "normalize_key",
+]
 
 MAX_LINK_KEYS = 24
+
+#: the relationship links an extractor (the LLM path) may state between memories, a closed
+#: set: ``caused_by`` (this happened because of the target), ``before`` / ``after`` (this
+#: happened before / after the target), ``contradicts`` (this and the target cannot both hold)
+LINK_TYPES = ("caused_by", "before", "after", "contradicts")
+#: the relation type each link is stored as: a stated contradiction between two current
+#: memories is the ``conflicts`` link the write path already keeps (``contradicts`` is the
+#: version lineage, old value -> its successor, which ``Memory.history`` follows)
+STORED_RELATION = {
+    "caused_by": "caused_by",
+    "before": "before",
+    "after": "after",
+    "contradicts": "conflicts",
+}
+#: the relation stored on the target, so a link is followed from either end
+INVERSE_RELATION = {
+    "caused_by": "causes",
+    "causes": "caused_by",
+    "before": "after",
+    "after": "before",
+    "conflicts": "conflicts",
+}
+#: the relations recall follows from its best records (the version links are history, not
+#: neighbours, and are never followed)
+FOLLOWED_RELATIONS = frozenset(INVERSE_RELATION)
 
 
 def _words(text: str) -> frozenset[str]:

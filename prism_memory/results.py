@@ -102,7 +102,8 @@ class RememberResult:
     contradicting value; ``skipped``: what was not written (a retried message id, a duplicate);
     ``quarantined``: turns the poisoning screen kept for audit only, each with its reason
     (review them with ``Memory.list(trust="quarantined")``, restore one with
-    ``Memory.release(id)``).
+    ``Memory.release(id)``). ``dropped_links``: relationship links an extractor stated that
+    were not stored, by reason (``unknown_type``, ``dangling``, ``self``; the LLM path).
 
     Example:
         >>> res = RememberResult()
@@ -115,6 +116,7 @@ class RememberResult:
     superseded: list[RecordChange] = field(default_factory=list)
     skipped: list[RecordChange] = field(default_factory=list)
     quarantined: list[RecordChange] = field(default_factory=list)
+    dropped_links: dict[str, int] = field(default_factory=dict)
 
     @property
     def records(self) -> list[MemoryRecord]:
@@ -131,7 +133,13 @@ class RememberResult:
         self.superseded.extend(other.superseded)
         self.skipped.extend(other.skipped)
         self.quarantined.extend(other.quarantined)
+        self.count_dropped_links(other.dropped_links)
         return self
+
+    def count_dropped_links(self, dropped: dict[str, int]) -> None:
+        """Add ``dropped`` (links not stored, by reason) to :attr:`dropped_links`."""
+        for reason, n in dropped.items():
+            self.dropped_links[reason] = self.dropped_links.get(reason, 0) + n
 
     def __bool__(self) -> bool:
         return bool(self.added or self.updated or self.superseded or self.quarantined)

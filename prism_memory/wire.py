@@ -212,7 +212,8 @@ def context_from_json(data: dict[str, Any]) -> MemoryContext:
 
 # -- write results ----------------------------------------------------------------------------
 def remember_to_json(result: RememberResult) -> dict[str, Any]:
-    """``{"added": [{"record", "reason"}], "updated", "superseded", "skipped", "quarantined", "ids"}``."""
+    """``{"added": [{"record", "reason"}], "updated", "superseded", "skipped", "quarantined",
+    "ids", "dropped_links"}``."""
     out: dict[str, Any] = {
         kind: [
             {"record": record_to_json(c.record), "reason": c.reason} for c in getattr(result, kind)
@@ -220,6 +221,7 @@ def remember_to_json(result: RememberResult) -> dict[str, Any]:
         for kind in _CHANGE_KINDS
     }
     out["ids"] = result.ids
+    out["dropped_links"] = dict(result.dropped_links)
     return out
 
 
@@ -229,6 +231,9 @@ def remember_from_json(data: dict[str, Any]) -> RememberResult:
         getattr(result, kind).extend(
             RecordChange(record_from_json(c["record"]), c["reason"]) for c in data.get(kind, [])
         )
+    dropped = data.get("dropped_links")
+    if isinstance(dropped, dict):
+        result.count_dropped_links({str(k): int(v) for k, v in dropped.items()})
     return result
 
 

@@ -29,12 +29,12 @@ from typing import Any
 
 from ..config import DEFAULT_EMBEDDING_MODEL
 from ..errors import ConfigError
+from ..heap import trim_heap
 from .packaged import (
     MAX_MODEL_TOKENS,
     TRIM_AFTER_TOKENS,
     PackagedMiniLM,
     shared_runner,
-    trim_heap,
 )
 
 __all__ = ["TOKENIZER_DIR", "FastEmbedEmbedder", "offline_model_available", "plan_batches"]

@@ -8,7 +8,22 @@ from typing import Any
 
 from ..records import Entity
 
-__all__ = ["FactCandidate"]
+__all__ = ["CandidateLink", "FactCandidate"]
+
+
+@dataclass
+class CandidateLink:
+    """A relationship an extractor stated from its candidate to another memory, before the
+    ids are known: ``item`` is another candidate of the same answer, ``record_id`` a record
+    the extractor was shown (a turn). ``type`` is one of ``links.LINK_TYPES``.
+
+    >>> CandidateLink("after", record_id="0b9c...").type
+    'after'
+    """
+
+    type: str
+    item: FactCandidate | None = None
+    record_id: str | None = None
 
 
 @dataclass
@@ -27,7 +42,9 @@ class FactCandidate:
     records of the same slot that it contradicts without replacing (no change was said); both
     stay current, linked ``conflicts``, and a context shows the newer first. ``generic``: a
     statement rather than a slot; dropped when its clause also gave a slot, a preference or an
-    event.
+    event. ``links``: relationships to other memories the extractor stated
+    (:class:`CandidateLink`); the write path resolves them to ids and stores them as
+    ``relations`` (``layers/relations.py``).
     """
 
     schema: str
@@ -45,3 +62,4 @@ class FactCandidate:
     replaces: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     generic: bool = False
+    links: list[CandidateLink] = field(default_factory=list)

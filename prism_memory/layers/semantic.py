@@ -56,6 +56,7 @@ from ..stores import RecordFilter
 from ..stores.filters import Condition
 from ..versions import change_note
 from .aging import link_conflicts, mark_changed_sources
+from .relations import store_links
 from .slots import SlotChanges, SlotMatcher
 from .supersede import Supersession, note_changed, version_of
 
@@ -308,6 +309,9 @@ class SemanticWriter:
         for c, _, _, _, rid in keyed:
             if c.conflicts and rid in pending:
                 link_conflicts(self.engine, pending[rid], c.conflicts, scope)
+        if any(c.links for c, *_ in keyed):  # relationships the extractor stated
+            dropped = store_links(self.engine, [(c, rid) for c, *_, rid in keyed], pending, scope)
+            result.count_dropped_links(dropped)
         if batch.changed_turns:
             mark_changed_sources(self.engine, batch.changed_turns, scope)
         return list(pending.values())
@@ -493,9 +497,12 @@ class SemanticWriter:
         result = RememberResult()
         try:
             extractor = LLMExtractor(self.engine.llm, self.schemas, self.engine.config.extraction)
-            candidates = extractor.extract_turns(turns, fallback=self.rule_candidates)
+            parsed = extractor.extract(turns, fallback=self.rule_candidates)
+            result.count_dropped_links(parsed.dropped_links)
             with self.engine.scope_lock(scope):
-                changes = self.slots.revise(turns, candidates, scope, self.known_people(scope))
+                changes = self.slots.revise(
+                    turns, parsed.candidates, scope, self.known_people(scope)
+                )
                 records = self.reconcile(changes.candidates, scope, result)
                 self.engine.write_records(records, screen=False)  # derived from screened turns
                 self._done(turns, scope)

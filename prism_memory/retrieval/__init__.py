@@ -7,7 +7,8 @@ search), ``graph.py`` (the opt-in second hop along link keys), ``neighbours.py``
 neighbours in its session), ``fusion.py`` (RRF / DBSF), ``calibration.py`` (cosines on one
 scale per embedder), ``scoring.py`` (PRISM objectives, utility feedback), ``construct.py``
 (score, select), ``text.py`` (sentences, content terms, passages), ``packing.py`` (compress,
-pack), ``items.py`` / ``render.py`` (the data block), ``cache.py``, ``context.py``
+pack), ``items.py`` / ``render.py`` (the data block), ``cache.py``, ``query_vectors.py``
+(query vectors per embedder, for the process), ``context.py``
 (MemoryContext and its trace), ``access.py`` (access statistics written in the background).
 The optional LLM steps live with every other model call in ``prism_memory.llm.recall``.
 """

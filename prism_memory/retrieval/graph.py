@@ -17,9 +17,15 @@ Design:
   same session (the reverted pseudo-relevance attempts); what multi-hop questions miss is
   the evidence told on another day, linked to the first through a person, place, thing or
   event.
-- Pure planning (:func:`hop_keys`, :func:`plan_hop`, :func:`hop_candidates`) and one
-  function that runs it (:func:`second_hop`: the route, then the new records' payloads and
-  vectors in one more call); the pipeline calls it after filling the first hop's pool.
+- Two more second hops share the seeds and the store call (``hops.py``): ``graph_time``
+  (records of other sessions next to a seed in time, opt-in) and ``relations`` (the seeds'
+  stored relations, e.g. the ``caused_by``/``before``/``after`` links the LLM path states; on
+  by default, free when no seed has one). A record found by several is fused once
+  (:func:`merge_candidates`).
+- Pure planning (:func:`hop_keys`, :func:`plan_hop`, :func:`hop_candidates`,
+  :func:`plan_second_hop`) and one function that runs it (:func:`second_hop`: the routes,
+  then the new records' payloads and vectors in one more call); the pipeline calls it after
+  filling the first hop's pool.
 """
 
 from __future__ import annotations
@@ -33,6 +39,13 @@ from ..records import Scope
 from ..stores.base import DENSE_VECTOR, MemoryStore, RouteHit, RouteQuery
 from ..stores.filters import Condition, RecordFilter
 from .fusion import Candidate, with_payloads
+from .hops import (
+    RELATIONS_ROUTE,
+    TIME_HOP_ROUTE,
+    plan_relation_hop,
+    plan_time_hops,
+    ranked_candidates,
+)
 from .routes import TIE_MARGIN, trim_ties
 
 __all__ = [
@@ -40,8 +53,11 @@ __all__ = [
     "hop_candidates",
     "hop_keys",
     "link_strength",
+    "merge_candidates",
     "plan_hop",
+    "plan_second_hop",
     "second_hop",
+    "second_hop_enabled",
     "speaker_names",
 ]
 
@@ -165,6 +181,86 @@ def speaker_names(values: Mapping[str, Sequence[str]]) -> list[str]:
     return sorted({v for k, vs in values.items() for v in (k, *vs)})
 
 
+def _key_hop(
+    found: Mapping[str, Sequence[RouteHit]],
+    query: RouteQuery | None,
+    pool: Sequence[Candidate],
+    cfg: RetrievalConfig,
+) -> list[Candidate]:
+    """The ``graph`` route's new candidates (:func:`hop_candidates`) from its hits."""
+    if query is None or query.filter is None:
+        return []
+    hits = trim_ties(found.get(GRAPH_ROUTE, []), cfg.aux_route_limit, query.limit)
+    return hop_candidates(
+        hits,
+        pool,
+        keys=query.filter.must[0].value,
+        k=cfg.rrf_k,
+        weight=cfg.route_weights.get(GRAPH_ROUTE, 1.0),
+        limit=cfg.graph_limit,
+    )
+
+
+def merge_candidates(groups: Sequence[Sequence[Candidate]]) -> list[Candidate]:
+    """One candidate per record over the second hop's routes: fused scores summed, ranks and
+    route scores joined (RRF over the routes that found it).
+
+    >>> a = Candidate("x", {}, fused=0.1, ranks={"graph": 0})
+    >>> b = Candidate("x", {}, fused=0.2, ranks={"graph_time": 1})
+    >>> [(c.id, round(c.fused, 2), c.ranks) for c in merge_candidates([[a], [b]])]
+    [('x', 0.3, {'graph': 0, 'graph_time': 1})]
+    """
+    out: dict[str, Candidate] = {}
+    for group in groups:
+        for c in group:
+            have = out.get(c.id)
+            if have is None:
+                out[c.id] = c
+                continue
+            have.fused += c.fused
+            have.ranks = {**have.ranks, **c.ranks}
+            have.route_scores = {**have.route_scores, **c.route_scores}
+    return list(out.values())
+
+
+def second_hop_enabled(cfg: RetrievalConfig) -> bool:
+    """Whether recall runs a second hop: the ``graph`` or ``graph_time`` route is on, or
+    stored relations are followed (``follow_relations``)."""
+    return cfg.follow_relations or bool({GRAPH_ROUTE, TIME_HOP_ROUTE} & set(cfg.routes))
+
+
+def plan_second_hop(
+    pool: Sequence[Candidate],
+    *,
+    vector: list[float],
+    space: str,
+    cfg: RetrievalConfig,
+    speakers: Collection[str] = (),
+) -> tuple[RouteQuery | None, list[RouteQuery]]:
+    """The ``graph`` query (None when off or keyless) and every second-hop query to run
+    (``graph``, ``graph_time#i``, ``relations``), all from the pool's best ``graph_seeds``."""
+    limit = cfg.aux_route_limit + TIE_MARGIN
+    keyed = None
+    if GRAPH_ROUTE in cfg.routes:
+        keyed = plan_hop(
+            pool, seeds=cfg.graph_seeds, vector=vector, space=space, limit=limit, speakers=speakers
+        )
+    queries = [keyed] if keyed is not None else []
+    if TIME_HOP_ROUTE in cfg.routes:
+        queries += plan_time_hops(
+            pool,
+            seeds=cfg.graph_seeds,
+            vector=vector,
+            space=space,
+            limit=limit,
+            days=cfg.graph_time_window_days,
+        )
+    if cfg.follow_relations:
+        related = plan_relation_hop(pool, seeds=cfg.graph_seeds, vector=vector, space=space)
+        queries += [related] if related is not None else []
+    return keyed, queries
+
+
 def second_hop(
     store: MemoryStore,
     scope: Scope,
@@ -177,28 +273,35 @@ def second_hop(
     cfg: RetrievalConfig,
     speakers: Collection[str] = (),
 ) -> tuple[list[Candidate], dict[str, list[float]]]:
-    """The pool (payloads filled) with the ``graph`` route's records added, best fused first,
-    and ``vectors`` with theirs: records of other sessions sharing a link key with the pool's
-    best ``cfg.graph_seeds``, ranked by the query ``vector`` (in ``space``) and link strength."""
-    query = plan_hop(
-        pool,
-        seeds=cfg.graph_seeds,
-        vector=vector,
-        space=space,
-        limit=cfg.aux_route_limit + TIE_MARGIN,
-        speakers=speakers,
-    )
-    if query is None or query.filter is None:
+    """The pool (payloads filled) with the second hop's records added, best fused first, and
+    ``vectors`` with theirs: records of other sessions sharing a link key with the pool's
+    best ``cfg.graph_seeds`` (``graph``), next to one of them in time (``graph_time``), or
+    linked to one by a stored relation (``relations``), each ranked by the query ``vector``
+    (in ``space``). Every query runs in one store call; none runs when nothing is planned."""
+    keyed, queries = plan_second_hop(pool, vector=vector, space=space, cfg=cfg, speakers=speakers)
+    if not queries:
         return pool, vectors
-    found = store.query_routes(scope, [query], base_filter)
-    hits = trim_ties(found.get(GRAPH_ROUTE, []), cfg.aux_route_limit, query.limit)
-    new = hop_candidates(
-        hits,
-        pool,
-        keys=query.filter.must[0].value,
-        k=cfg.rrf_k,
-        weight=cfg.route_weights.get(GRAPH_ROUTE, 1.0),
-        limit=cfg.graph_limit,
+    found = store.query_routes(scope, queries, base_filter)
+    rank = {"k": cfg.rrf_k, "limit": cfg.graph_limit}
+    new = merge_candidates(
+        [
+            _key_hop(found, keyed, pool, cfg),
+            ranked_candidates(
+                found,
+                queries,
+                TIME_HOP_ROUTE,
+                weight=cfg.route_weights.get(TIME_HOP_ROUTE, 0.5),
+                keep=cfg.aux_route_limit,
+                **rank,
+            ),
+            ranked_candidates(
+                found,
+                queries,
+                RELATIONS_ROUTE,
+                weight=cfg.route_weights.get(RELATIONS_ROUTE, 1.0),
+                **rank,
+            ),
+        ]
     )
     if not new:
         return pool, vectors

@@ -18,7 +18,8 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   come from the pool or one ``get_vectors`` call).
 - Selective construct: ``construct.py`` (score, select), ``packing.py`` (compress, pack), as
   a data block; optional LLM compression with a timeout and extractive fallback.
-- Query embeddings and whole results are cached; every write in a scope (the engine's
+- Query embeddings (per embedder object, shared by the process's pipelines:
+  ``query_vectors.py``) and whole results are cached; every write in a scope (the engine's
   write events) invalidates what it could change. A cached result is keyed by every input
   that changes it, the clock (``now``) included, and is handed out as a copy. The names a
   scope knows (speakers, entity keys, counts: ``names.py``) are read by facets once and then
@@ -33,7 +34,6 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -60,11 +60,13 @@ from .calibration import Calibration, calibration_for
 from .construct import Scored, prism_total, score_candidates, select
 from .context import ContextItem, MemoryContext, RecallTrace, in_thread
 from .fusion import Candidate, fuse, scored_records, with_payloads
-from .graph import GRAPH_ROUTE, second_hop, speaker_names
+from .graph import GRAPH_ROUTE, second_hop, second_hop_enabled, speaker_names
+from .hops import SECOND_HOP_ROUTES
 from .intent import Intent, IntentRegistry, analyze_query
 from .names import ScopeNames, known_names
 from .neighbours import neighbour_candidates, neighbour_routes, neighbours_wanted
 from .packing import pack
+from .query_vectors import QUERY_VECTORS
 from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes
@@ -74,7 +76,6 @@ from .text import text_terms
 __all__ = ["RecallPipeline"]
 
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
-_QVEC_CACHE = 1024
 
 
 class RecallPipeline:
@@ -85,9 +86,9 @@ class RecallPipeline:
         cfg = engine.config.retrieval
         self.intents = IntentRegistry()
         self.recall_cache = RecallCache(cfg.cache_size, cfg.cache_ttl_s)
-        self._qvecs: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+        # query vectors of an embedder that cannot be weakly referenced (QUERY_VECTORS' others)
+        self._qvecs: dict[int, OrderedDict[str, list[float]]] = {}
         self.names = ScopeNames(engine.store, engine.visible_filter)
-        self._read_lock = threading.Lock()
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         engine.on_write(self._invalidate_reads)
         engine.on_write(self._analyse_inserted)
@@ -133,19 +134,8 @@ class RecallPipeline:
         self.names.on_write(event.scope, event.inserted, event.fields)
 
     def _query_vector(self, query: str, embedder: Embedder | None = None) -> list[float]:
-        emb = embedder or self.engine.embedder
-        key = (emb.name, query)
-        with self._read_lock:
-            vec = self._qvecs.get(key)
-            if vec is not None:
-                self._qvecs.move_to_end(key)
-                return vec
-        vec = emb.embed_query(query)
-        with self._read_lock:
-            self._qvecs[key] = vec
-            while len(self._qvecs) > _QVEC_CACHE:
-                self._qvecs.popitem(last=False)
-        return vec
+        """The query's vector, from the process's cache of the embedder's (``query_vectors``)."""
+        return QUERY_VECTORS.get(embedder or self.engine.embedder, query, self._qvecs)
 
     def _known_names(self, scope: Scope) -> tuple[frozenset[str], dict[str, list[str]]]:
         """Entity keys and speakers of the scope (facets once, then kept by write events)."""
@@ -323,7 +313,7 @@ class RecallPipeline:
         run.trace.routes = {name: len(hits) for name, hits in results.items()}
         fused = fuse(results, method=cfg.fusion, k=cfg.rrf_k, weights=cfg.route_weights, limit=None)
         candidates, vectors = _filled(_pool(fused, cfg.pool_size), store, run.scope, space.name)
-        if GRAPH_ROUTE in cfg.routes:  # the second hop, along the first hop's link keys
+        if second_hop_enabled(cfg):  # along the first hop's link keys, time and relations
             candidates, vectors = second_hop(
                 store,
                 run.scope,
@@ -335,7 +325,10 @@ class RecallPipeline:
                 cfg=cfg,
                 speakers=speaker_names(self._known_names(run.scope)[1]),
             )
-            run.trace.routes[GRAPH_ROUTE] = sum(GRAPH_ROUTE in c.ranks for c in candidates)
+            for name in (GRAPH_ROUTE, *SECOND_HOP_ROUTES):
+                found = sum(name in c.ranks for c in candidates)
+                if found or name in cfg.routes:
+                    run.trace.routes[name] = found
         if space.cjk:
             for cand in candidates:
                 cand.vector = vectors.get(cand.id)

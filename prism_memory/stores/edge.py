@@ -490,9 +490,16 @@ class EdgeStore(StoreBase):
     def facet(
         self, key: str, scope: Scope, flt: RecordFilter | None = None, *, limit: int = 100
     ) -> list[tuple[str, int]]:
+        """``(value, count)`` of ``key`` over the scope's records matching ``flt``.
+
+        Counted by the engine's per-segment facet (``exact=False``), which is exact here: a
+        point lives in one segment except while ``optimize`` moves it, and that holds the
+        lock this call takes. The engine's ``exact=True`` mode runs one filtered read per
+        distinct value instead (1,400 entity keys of a 600-record scope: ~20 ms, against ~1).
+        """
         self._check_open()
         q = qdrant_edge()
-        req = q.FacetRequest(key=key, limit=limit, exact=True, filter=edge_filter(scope, flt))
+        req = q.FacetRequest(key=key, limit=limit, exact=False, filter=edge_filter(scope, flt))
         with self._lock:
             self._check_open()
             resp = self._shard.facet(req)

@@ -419,6 +419,28 @@ def test_facet_counts(engines: dict[str, MemoryStore]) -> None:
     assert same({n: e.facet("kind", Scope(user_id="nobody")) for n, e in engines.items()}) == []
 
 
+def test_facet_counts_stay_exact_as_points_are_rewritten(
+    fresh_engines: dict[str, MemoryStore], points: list[PointData]
+) -> None:
+    """Every rewrite moves a point to another segment of the embedded engine, and its facet
+    sums the segments' counts: each value still counts each current record once."""
+    engines = fresh_engines
+    kinds = {r.id: r.kind.value for r in RECORDS if r.user_id == "foo"}
+    retyped = [RECORDS[0].id, RECORDS[4].id]
+    for e in engines.values():
+        e.set_payload(retyped, FOO, {"kind": "event"})
+        e.upsert([points[4]])  # written again as it was: a fact
+        e.delete([RECORDS[5].id], FOO)
+    kinds.update({RECORDS[0].id: "event"})
+    del kinds[RECORDS[5].id]
+    if isinstance(engines["edge"], EdgeStore):
+        engines["edge"].optimize()
+    expected: dict[str, int] = {}
+    for kind in kinds.values():
+        expected[kind] = expected.get(kind, 0) + 1
+    assert dict(same({n: sorted(e.facet("kind", FOO)) for n, e in engines.items()})) == expected
+
+
 # -- writes ------------------------------------------------------------------------------
 def test_set_payload_only_in_scope(fresh_engines: dict[str, MemoryStore]) -> None:
     engines = fresh_engines

