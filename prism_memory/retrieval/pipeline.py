@@ -75,6 +75,8 @@ from .text import text_terms
 
 __all__ = ["RecallPipeline"]
 
+_Names = tuple[frozenset[str], dict[str, list[str]]]
+
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
 
@@ -137,7 +139,7 @@ class RecallPipeline:
         """The query's vector, from the process's cache of the embedder's (``query_vectors``)."""
         return QUERY_VECTORS.get(embedder or self.engine.embedder, query, self._qvecs)
 
-    def _known_names(self, scope: Scope) -> tuple[frozenset[str], dict[str, list[str]]]:
+    def _known_names(self, scope: Scope) -> _Names:
         """Entity keys and speakers of the scope (facets once, then kept by write events)."""
         counts = self.names.counts(scope)
         return known_names(counts, self.engine.config.retrieval.entity_max_share)
@@ -150,9 +152,9 @@ class RecallPipeline:
         self.recall_cache.invalidate(None)
 
     def _resolve_intent(
-        self, query: str, given: Intent | None, scope: Scope, cfg: RetrievalConfig, now: datetime
+        self, query: str, given: Intent | None, names: _Names, cfg: RetrievalConfig, now: datetime
     ) -> Intent:
-        entities, speakers = self._known_names(scope)
+        entities, speakers = names
         intent = analyze_query(query, known_entities=entities, known_speakers=speakers, now=now)
         if cfg.llm_intent and self.engine.llm is not None:
             parsed = parse_intent_with_llm(self.engine.llm, query, cfg.llm_timeout_s, now)
@@ -253,10 +255,11 @@ class RecallPipeline:
         """The stages of a recall; ``trace.timings_ms`` times each."""
         scope = req.scope.widen(session=True)
         trace = RecallTrace()
-        intent = self._resolve_intent(req.query, req.intent, scope, cfg, now)
+        names = self._known_names(scope)  # once a recall: a scope can know thousands
+        intent = self._resolve_intent(req.query, req.intent, names, cfg, now)
         trace.intent = intent.model_dump(mode="json")
         t1 = time.perf_counter()
-        run = _Run(req, cfg, now, scope, trace, intent, self._embed(req.query))
+        run = _Run(req, cfg, now, scope, trace, intent, self._embed(req.query), names)
         t2 = time.perf_counter()
         plan, candidates, vectors = self._retrieve(run)
         t3 = time.perf_counter()
@@ -304,7 +307,7 @@ class RecallPipeline:
                 else self.engine.visible_filter()
             ),
             session_scope=req.scope if req.scope.session_id else None,
-            speaker_values=self._known_names(run.scope)[1],
+            speaker_values=run.names[1],
         )
         store = self.engine.store
         results = plan.trim(
@@ -323,7 +326,7 @@ class RecallPipeline:
                 vector=space.vector,
                 space=space.name,
                 cfg=cfg,
-                speakers=speaker_names(self._known_names(run.scope)[1]),
+                speakers=speaker_names(run.names[1]),
             )
             for name in (GRAPH_ROUTE, *SECOND_HOP_ROUTES):
                 found = sum(name in c.ranks for c in candidates)
@@ -525,6 +528,7 @@ class _Run:
     trace: RecallTrace
     intent: Intent
     space: _Space
+    names: _Names  # the entity keys and speakers the scope knows
 
 
 def _cache_key(

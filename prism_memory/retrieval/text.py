@@ -185,6 +185,9 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[a-z][a-z']+|\d+(?:[.,]\d+)*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)|(?<=[。！？])\s*(?=\S)")
+# the same without its full-width alternative, for ASCII text (the empty-width alternative
+# would be tried at every character of it, for nothing)
+_SENTENCE_ASCII = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)")
 
 
 @lru_cache(maxsize=65536)
@@ -388,4 +391,5 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("我搬到了杭州。那里很美！")
     ['我搬到了杭州。', '那里很美！']
     """
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    pattern = _SENTENCE_ASCII if text.isascii() else _SENTENCE
+    return [s.strip() for s in pattern.split(text) if s.strip()]
