@@ -25,6 +25,8 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   scope knows (speakers, entity keys, counts: ``names.py``) are read by facets once and then
   kept current by the events; the sentence analysis of an inserted record (sentences and
   content terms, for passages, dedup and informativeness) is computed as it is written.
+- A first recall's loads (embedding model, token encoding) start on a background thread as
+  the pipeline is built (``warm.py``, ``RetrievalConfig.warm_up``).
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -34,6 +36,7 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -72,6 +75,7 @@ from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes
 from .scoring import informativeness, relevance, updated_utility
 from .text import text_terms
+from .warm import start_warm_up
 
 __all__ = ["RecallPipeline"]
 
@@ -94,6 +98,9 @@ class RecallPipeline:
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         engine.on_write(self._invalidate_reads)
         engine.on_write(self._analyse_inserted)
+        self.warm_up: threading.Thread | None = (
+            start_warm_up([engine.embedder, engine.cjk_embedder]) if cfg.warm_up else None
+        )
 
     # -- access statistics ----------------------------------------------------------------
     def _write_access(self, scope: Scope, counts: dict[str, int], when: datetime) -> None:
