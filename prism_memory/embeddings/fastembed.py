@@ -145,15 +145,13 @@ class FastEmbedEmbedder:
             return self._model
 
     def warm_up(self) -> None:
-        """Load the model and run it once on a short text, so the first real call pays
-        neither (~0.6 s in a fresh process for the packaged model). ``Memory`` calls it on a
+        """Load the model now, so the first call does not (~0.6 s in a fresh process for the
+        packaged model; nothing once loaded: no model call). ``Memory`` calls it on a
         background thread when it opens (``RetrievalConfig.warm_up``).
 
         >>> FastEmbedEmbedder().warm_up()  # doctest: +SKIP
         """
-        model = self._load()
-        if isinstance(model, PackagedMiniLM):  # the runtime plans its buffers on a first run
-            model.embed_ids([ids for ids, _cut in model.tokenize(["warm up"])])
+        self._load()
 
     def _embed_packaged(self, runner: PackagedMiniLM, texts: list[str]) -> list[list[float]]:
         """The packaged model: tokenise once, plan batches on word-piece counts, embed."""

@@ -74,7 +74,7 @@ from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes
 from .scoring import informativeness, relevance, updated_utility
-from .text import text_terms
+from .text import analysed, text_terms
 from .warm import start_warm_up
 
 __all__ = ["RecallPipeline"]
@@ -128,12 +128,12 @@ class RecallPipeline:
 
     # -- caches -------------------------------------------------------------------------
     def _analyse_inserted(self, event: WriteEvent) -> None:
-        """Sentence analysis at write time: the sentences and content terms of each inserted
-        record are computed as it is written (microseconds a turn), so the first recall that
-        meets it pays nothing for them (memoised per process; a store opened later computes
-        them on the first recall that needs them)."""
+        """Sentence analysis at write time: each inserted record's sentences and terms (for
+        passages and pool weights) are computed as it is written (microseconds a turn), so the
+        first recall that meets it pays nothing for them (memoised per process; a store opened
+        later computes them on the first recall that needs them)."""
         for record in event.inserted or ():
-            text_terms(record.text)
+            analysed(record.text), text_terms(record.text)
 
     def _invalidate_reads(self, event: WriteEvent) -> None:
         """Drop what a write or delete in ``event.scope`` could have changed: every cached

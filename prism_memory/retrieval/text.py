@@ -34,6 +34,7 @@ __all__ = [
     "compress_text",
     "content_terms",
     "is_filler",
+    "names_or_numbers",
     "split_sentences",
     "text_terms",
 ]
@@ -231,6 +232,16 @@ _FILLER_WORDS = 2
 _NAME_OR_NUMBER = re.compile(r"\d|(?<=[\w,;:] )[A-Z][a-z]")
 
 
+def names_or_numbers(text: str) -> bool:
+    """Whether ``text`` holds a number or a name after a word: then one of its sentences
+    does (no sentence ends inside the match), and that sentence is no filler.
+
+    >>> names_or_numbers("ok, thanks Tom"), names_or_numbers("Sounds good. Thanks!")
+    (True, False)
+    """
+    return _NAME_OR_NUMBER.search(text) is not None
+
+
 def is_filler(sentence: str, info: set[str], terms: set[str]) -> bool:
     """A sentence with at most two content words, none from the query, no number and no
     name after its first word ("Wow, that's great!", "How are you?"): it carries no fact."""
@@ -368,12 +379,16 @@ def analysed(text: str) -> tuple[list[str], list[set[str]]]:
 
 @lru_cache(maxsize=32768)
 def text_terms(text: str) -> frozenset[str]:
-    """The content terms of a whole text: the union of its sentences' (the same words: a
-    sentence split only cuts at whitespace), so a caller that analysed the text reuses it.
+    """The content terms of a whole text: the union of its sentences' terms. Without CJK
+    characters that is the terms of the text read in one pass (a sentence split only cuts at
+    whitespace, which no word holds), half the cost of splitting it first; a CJK bigram
+    could straddle a sentence end, so CJK text takes the union.
 
     >>> sorted(text_terms("She painted sunrises. At the lake!"))
     ['lake', 'paint', 'sunris']
     """
+    if not has_cjk(text):
+        return frozenset(content_terms(text))
     return frozenset().union(*analysed(text)[1])
 
 

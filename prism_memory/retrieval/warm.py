@@ -5,7 +5,8 @@ MiniLM: its ONNX session) and the token encoding (~0.4 s: tiktoken's ranks) befo
 answer; an agent opens its memory at start-up and recalls seconds later, when a user asks.
 So the pipeline starts one daemon thread as it is built that loads both: the encoding
 (``tokens.encoding``, built once under its lock) and each embedder that offers a
-``warm_up()`` method (``FastEmbedEmbedder``: load, then one short run). An embedder without
+``warm_up()`` method (``FastEmbedEmbedder``: its session; no model call, so a store opened
+once the model is loaded costs nothing and competes with nothing). An embedder without
 one is not called: a remote API must not see a request the user did not make. A recall that
 arrives first waits on the same locks for what is still loading, never loads twice. A failure
 is left to the first real call, which raises it with its own message.
