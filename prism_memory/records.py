@@ -261,7 +261,9 @@ class Entity(BaseModel):
 
 
 class Relation(BaseModel):
-    """A typed link to another record (``caused_by``, ``before``, ``contradicts``, ...)."""
+    """A typed link to another record: the version lineage (``supersedes``, ``contradicts``),
+    ``conflicts`` between current records that disagree, and the links an extractor states
+    (``caused_by``/``causes``, ``before``/``after``; ``prism_memory.links.LINK_TYPES``)."""
 
     model_config = ConfigDict(frozen=True)
 

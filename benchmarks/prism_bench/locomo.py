@@ -682,6 +682,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-variants", action="store_true", help="skip the compressed and graph variants"
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=None,
+        metavar="NAME=JSON",
+        help="evaluate these RetrievalConfig knobs instead of the built-in variants, e.g. "
+        '--variant \'week={"routes": ["dense", "bm25", "graph_time"], '
+        '"graph_time_window_days": 7}\' (repeatable)',
+    )
 
 
 def prepare(
@@ -722,7 +731,7 @@ def run(args: argparse.Namespace) -> int:
         report = summarise(rows)
         if not args.no_variants:
             report["variants"] = {}
-            for vname, knobs in VARIANTS.items():
+            for vname, knobs in _variants(getattr(args, "variant", None)).items():
                 vrows: list[dict[str, Any]] = []
                 for m, conv, user in runs:
                     cfg = m.config.retrieval.model_copy(update=knobs)
@@ -735,7 +744,11 @@ def run(args: argparse.Namespace) -> int:
             "start": load_start,
             "end": round(os.getloadavg()[0], 2),
         }
-        report["command"] = "prism bench locomo " + " ".join(str(f) for f in args.files)
+        report["command"] = (
+            "prism bench locomo "
+            + " ".join(str(f) for f in args.files)
+            + "".join(f" --variant '{v}'" for v in getattr(args, "variant", None) or [])
+        )
         report["config"] = runs[0][0].config.retrieval.model_dump(mode="json") if runs else {}
     finally:
         for m, _, _ in runs:
@@ -751,6 +764,21 @@ def run(args: argparse.Namespace) -> int:
         Path(args.json_path).write_text(json.dumps(report, indent=2))
     print(markdown(report, f"LoCoMo evidence recall ({name})"))
     return 0
+
+
+def _variants(given: Sequence[str] | None) -> dict[str, dict[str, Any]]:
+    """The ``--variant NAME=JSON`` options as variants (none given: :data:`VARIANTS`).
+
+    >>> _variants(['week={"graph_time_window_days": 7}'])
+    {'week': {'graph_time_window_days': 7}}
+    """
+    if not given:
+        return VARIANTS
+    out: dict[str, dict[str, Any]] = {}
+    for spec in given:
+        name, _, knobs = spec.partition("=")
+        out[name.strip()] = json.loads(knobs)
+    return out
 
 
 def _default_name(files: Sequence[str]) -> str:

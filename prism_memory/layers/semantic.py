@@ -509,6 +509,8 @@ class SemanticWriter:
         except Exception as exc:  # the agent's turn must never fail because of extraction
             log.warning("LLM extraction pass failed: %s", exc)
             self.engine.report_error(f"llm extraction: {exc}", logged=True)
+        if result.dropped_links:  # a background pass returns to nobody: the log says it
+            log.info("LLM extraction: links not stored %s", result.dropped_links)
         return result
 
     def _done(self, turns: Sequence[MemoryRecord], scope: Scope) -> None:

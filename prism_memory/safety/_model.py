@@ -99,6 +99,13 @@ def featurize(views: Sequence[str], source: str) -> tuple[IndexArray, FloatArray
     deliberately *not* features: the rules were revised on every dev corpus, so on training data
     they are near-perfect and a model given them learns to copy them.
     """
+    return with_source(text_features(views), source)
+
+
+def text_features(views: Sequence[str]) -> tuple[IndexArray, IndexArray]:
+    """The buckets of a text's own words and word pairs, and of its character n-grams: what
+    :func:`featurize` reads of the text whatever its source (computed once when a text is
+    read as coming from two sources)."""
     seen: list[str] = []
     for v in views:
         folded = v.casefold()
@@ -111,6 +118,14 @@ def featurize(views: Sequence[str], source: str) -> tuple[IndexArray, FloatArray
         words.update(zlib.crc32(f"{a} {b}".encode()) & _MASK for a, b in pairwise(toks))
     chars = np.unique(_char_buckets("\x00".join(f" {' '.join(v.split())} " for v in seen)))
     word_idx = np.fromiter(sorted(words), dtype=np.int64, count=len(words))
+    return word_idx, chars
+
+
+def with_source(
+    features: tuple[IndexArray, IndexArray], source: str
+) -> tuple[IndexArray, FloatArray]:
+    """:func:`text_features` with the source's own features, as :func:`featurize` returns them."""
+    word_idx, chars = features
     src = str(source).lower()
     named = [f"s:{src}", "s:internal" if src == "user" else "s:external"]
     name_idx = np.array([zlib.crc32(n.encode()) & _MASK for n in named], dtype=np.int64)
@@ -153,13 +168,19 @@ class ScreenModel:
     def text_probability(self, views: Sequence[str], source: str) -> float:
         """P(attack) of a text (its ``views``) from ``source``: the highest over its
         :func:`windows`, so a long text is read at the length the model was trained on."""
-        return max(self.probability(*featurize(w, source)) for w in windows(views))
+        return self.reading(views)(source)
+
+    def reading(self, views: Sequence[str]) -> Callable[[str], float]:
+        """:meth:`text_probability` of a text for any source, its windows featurized once."""
+        read = [text_features(w) for w in windows(views)]
+        return lambda source: max(self.probability(*with_source(f, source)) for f in read)
 
     def fires(self, views: Sequence[str], source: str, external: bool) -> tuple[bool, float]:
         """Whether the model quarantines a text (its ``views``) from ``source``, and P(attack)
         (:func:`decide`)."""
-        p = self.text_probability(views, source)
-        as_user = (lambda: self.text_probability(views, "user")) if external else None
+        read = self.reading(views)
+        p = read(source)
+        as_user = (lambda: read("user")) if external else None
         return decide(p, as_user, self.threshold_user, self.threshold_external)
 
 

@@ -582,7 +582,10 @@ def read_views(text: str) -> Views:
     leet = leet_view(clean)
     if leet is not None:
         hidden.append(leet)
-    segments = tuple(dict.fromkeys(decoded_segments(text) + decoded_segments(clean)))
+    found = decoded_segments(text)
+    if clean != text:  # most texts have nothing to de-obfuscate: decoded once, not twice
+        found += decoded_segments(clean)
+    segments = tuple(dict.fromkeys(found))
     hidden += [deobfuscate(seg) for seg in segments]
     return Views(
         text, clean, identifier_view(text), tuple(hidden), segments, tuple(hidden_comments(clean))

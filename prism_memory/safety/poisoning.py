@@ -31,9 +31,10 @@ Design:
   order that names the agent as its subject ("Fraud Dept: the assistant must move ...");
   "Agent:" in a dialogue transcript is a speaker label.
 - Cost: views are lower-cased once and matched against lower-case patterns (no ``re.I``);
-  a family is skipped on a text holding none of the literals every match of its pattern
-  needs (``_literals.Prefilter``: exact, derived from the pattern, ~2/3 of the family scans
-  on conversation text); families with a gate word (``GATES``) are skipped on texts without it; a single stray
+  a family is skipped on a text lacking the literals every match of its pattern needs
+  (``_literals.Prefilter``: exact, the pattern's tree of required words, looked up in the
+  words a view holds, found once per view by ``_literals.LiteralIndex``; ~2/3 of the family
+  scans on LongMemEval turns); families with a gate word (``GATES``) are skipped on texts without it; a single stray
   function word ("as") no longer sends English text through the other-language families.
 - A learned second opinion (``_model``: hashed n-gram logistic regression over the same views,
   shipped as ``data/screen_model.npz``, loaded once on first use) adds the signal ``"model"``
@@ -94,7 +95,7 @@ from ._context import (
     self_directed,
     sensitive,
 )
-from ._literals import Prefilter
+from ._literals import LiteralIndex, Prefilter
 from ._normalize import (
     decoded_segments,
     deobfuscate,
@@ -159,6 +160,7 @@ class ScreenVerdict:
 # -- scoring ----------------------------------------------------------------------------------
 # what each family's pattern needs in a text before it can match (exact: see ``_literals``)
 _PREFILTERS = {pattern: Prefilter(pattern) for _, _, pattern in FAMILIES + MULTILINGUAL}
+_LITERALS = LiteralIndex.of(p.need for p in _PREFILTERS.values())
 
 
 def _hits(view: str, *, user: bool) -> dict[str, float]:
@@ -177,9 +179,10 @@ def _hits(view: str, *, user: bool) -> dict[str, float]:
         or (bool(marks) and ratio < 0.4)
     )
     families = FAMILIES + MULTILINGUAL if foreign else FAMILIES
+    present = _LITERALS.present(view)  # the families' required words the view holds
     for name, weight, pattern in families:
-        if not _PREFILTERS[pattern].may_match(view):
-            continue  # none of the words every match needs is in the text
+        if not _PREFILTERS[pattern].may_match(view, present):
+            continue  # the words every match needs are not in the text
         gate = GATES.get(name)
         if gate is not None and gate.search(view) is None:
             continue

@@ -4,6 +4,7 @@ record or is linked to it, on both engines."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
@@ -146,3 +147,46 @@ def test_a_relation_to_a_superseded_record_is_not_followed(memory: Memory) -> No
         assert STORM not in _recall(memory, WHY_QUERY)[0]  # the base filter still holds
     finally:
         store.set_payload([storm.id], Scope(user_id=USER), {"status": "active"})
+
+
+def test_a_link_the_llm_stated_changes_what_recall_returns(
+    tmp_path_factory: pytest.TempPathFactory, real_embedder: FastEmbedEmbedder
+) -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    storm = {"schema": "Event", "fields": {"description": "a storm flooded the only road"}}
+    off = {
+        "schema": "Event",
+        "fields": {"description": "the beach weekend was called off"},
+        "links": [{"type": "caused_by", "item": 0}],
+    }
+    answers = [json.dumps({"items": [storm, off]})] + ['{"items": []}'] * 3
+    m = Memory(
+        path=tmp_path_factory.mktemp("llm-links") / "store",
+        embedder=real_embedder,
+        llm=FakeListChatModel(responses=answers),
+    )
+    try:
+        m.remember(
+            ["A storm flooded the only road.", "So our beach weekend got called off."],
+            user_id="ana",
+            session_id="june",
+        )
+        for i, text in enumerate(
+            [
+                "The beach near us has a new cafe for the weekend crowd.",
+                "We called my sister about the weekend at the beach.",
+                "A beach weekend with friends is planned for August.",
+            ]
+        ):
+            m.remember(text, user_id="ana", session_id=f"later-{i}")
+        cfg = RetrievalConfig(**{**NARROW, "pool_size": 2, "route_limit": 1})
+        ctx = m.recall(WHY_QUERY, user_id="ana", budget_tokens=400, config=cfg)
+        texts = [r.text for r in ctx.records]
+        assert any("storm" in t for t in texts) and ctx.trace.routes.get("relations", 0) >= 1
+        off_cfg = cfg.model_copy(update={"follow_relations": False})
+        texts_off = [r.text for r in m.recall(WHY_QUERY, user_id="ana", config=off_cfg).records]
+        assert not any("storm" in t for t in texts_off), texts_off
+        assert texts != texts_off, texts
+    finally:
+        m.close()

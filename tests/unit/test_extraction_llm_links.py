@@ -99,3 +99,11 @@ def test_parse_answer_keeps_items_whatever_their_links() -> None:
     assert answer.dropped_links == {}
     broken = parse_answer(json.dumps({"items": [{**RAIN, "links": 5}]}), reg)
     assert len(broken.candidates) == 1 and broken.dropped_links == {"unknown_type": 1}
+
+
+def test_dropped_links_cross_the_wire() -> None:
+    from prism_memory.results import RememberResult
+    from prism_memory.wire import remember_from_json, remember_to_json
+
+    res = RememberResult(dropped_links={"dangling": 2})
+    assert remember_from_json(remember_to_json(res)).dropped_links == {"dangling": 2}

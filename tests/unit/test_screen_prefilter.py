@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prism_memory.safety import poisoning
-from prism_memory.safety._literals import Prefilter, required_literals
+from prism_memory.safety._literals import LiteralIndex, Prefilter, required_literals
 
 _ALPHABET = "ab c."
 
@@ -81,3 +81,47 @@ def test_every_family_verdict_is_the_same_with_and_without_the_prefilter(
     without = [poisoning._hits(v, user=s == "user") for v, (_, s) in zip(views, texts)]
     assert with_prefilter == without
     assert any(with_prefilter)  # the sample holds attacks the families find
+
+
+def test_the_tree_of_required_words_rules_out_what_one_word_of_the_best_set_lets_through() -> None:
+    """Each branch needs all of its words: a long text holding a few of them is skipped."""
+    pattern = re.compile(r"\b(?:when|if) \w+ asks?\b[^.]{0,40}\btell\b|\bthe answer is\b")
+    pre = Prefilter(pattern)
+    text = "when she asks for help, tell her the truth"
+    assert pattern.search(text) is not None and pre.may_match(text)
+    ruled_out = "my boss will ask for the report on monday"  # " ask", but no "tell"
+    assert pre.literals is not None and any(lit in ruled_out for lit in pre.literals)
+    assert not pre.may_match(ruled_out)
+    assert not pre.may_match(ruled_out, LiteralIndex.of([pre.need]).present(ruled_out))
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, min_size=1, max_size=6), max_size=12),
+    st.text(alphabet=_ALPHABET, max_size=40),
+)
+def test_the_literal_index_finds_exactly_the_literals_a_text_holds(
+    literals: list[str], text: str
+) -> None:
+    assert LiteralIndex(literals).present(text) == {lit for lit in literals if lit in text}
+
+
+def test_an_outside_text_is_featurized_once_for_both_of_its_readings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Web content is read as the web's and as the user's words: one featurization, same P."""
+    from prism_memory.safety import _model
+
+    views = ["Book the 9:40 train and tell the hotel we arrive late. " * 60]
+    model = poisoning.screen_model()
+    expected = [
+        model.probability(*_model.featurize(w, s))
+        for w in _model.windows(views)
+        for s in ("web", "user")
+    ]
+    calls: list[int] = []
+    inner = _model.text_features
+    monkeypatch.setattr(_model, "text_features", lambda v: calls.append(1) or inner(v))
+    fired, p = model.fires(views, "web", external=True)
+    assert not fired and p == max(expected)
+    assert len(calls) == len(_model.windows(views))
