@@ -424,6 +424,13 @@ class RetrievalConfig(_Section):
     )
     cache_ttl_s: float = Field(default=300.0, ge=0)
     cache_size: int = Field(default=256, ge=0)
+    warm_up: bool = Field(
+        default=True,
+        description="When a store opens, load on a background thread what the first recall "
+        "would wait for: the token encoding and an embedder that offers warm_up() (the "
+        "packaged default model; a remote API is never called). ~1 s off the first recall of "
+        "a fresh process.",
+    )
     feedback_step: float = Field(
         default=0.3, gt=0, le=1, description="First utility step of feedback."
     )

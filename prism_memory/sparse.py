@@ -48,7 +48,8 @@ def has_cjk(text: str) -> bool:
     >>> has_cjk("I moved to 杭州"), has_cjk("I moved to Hangzhou")
     (True, False)
     """
-    return _CJK_CHAR.search(text) is not None
+    # most text is ASCII: str.isascii is a flag check, the search a scan of every character
+    return not text.isascii() and _CJK_CHAR.search(text) is not None
 
 
 def _bigrams(run: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,9 @@ def _build(name: str) -> tiktoken.Encoding:
     return enc
 
 
+_build_lock = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def encoding() -> tiktoken.Encoding:
     """The cl100k encoding, loaded once, never from the network (not picklable).
@@ -70,6 +74,13 @@ def encoding() -> tiktoken.Encoding:
     >>> encoding().encode("hello world")
     [15339, 1917]
     """
+    with _build_lock:  # a warm-up thread and a first call build it once between them
+        return _loaded()
+
+
+@lru_cache(maxsize=1)
+def _loaded() -> tiktoken.Encoding:
+    """The encoding: tiktoken's when the process registered it already, else built here."""
     from tiktoken import registry
 
     real = _cached_real_encoding_present()

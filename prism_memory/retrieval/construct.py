@@ -46,7 +46,7 @@ from .scoring import (
     semantic_score,
     task_relevance,
 )
-from .text import analysed, content_terms, is_filler, text_terms
+from .text import analysed, content_terms, is_filler, names_or_numbers, text_terms
 
 __all__ = [
     "Scored",
@@ -216,11 +216,11 @@ def low_information(record: MemoryRecord, query_terms: AbstractSet[str]) -> bool
     role = record.metadata.get("role")
     if role is None or record.kind != Kind.OBSERVATION:
         return False
-    sentences, infos = analysed(record.text)
-    if not any(infos):
+    if not text_terms(record.text):
         return True
-    if role == "user":
-        return False
+    if role == "user" or names_or_numbers(record.text):
+        return False  # a sentence holding a number or a name is not filler: no split needed
+    sentences, infos = analysed(record.text)
     terms = set(query_terms)
     return all(is_filler(sent, info, terms) for sent, info in zip(sentences, infos))
 

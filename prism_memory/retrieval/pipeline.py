@@ -25,6 +25,8 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
   scope knows (speakers, entity keys, counts: ``names.py``) are read by facets once and then
   kept current by the events; the sentence analysis of an inserted record (sentences and
   content terms, for passages, dedup and informativeness) is computed as it is written.
+- A first recall's loads (embedding model, token encoding) start on a background thread as
+  the pipeline is built (``warm.py``, ``RetrievalConfig.warm_up``).
 - Access statistics (``last_accessed``, ``access_count`` of the returned records) are queued by
   recall and written off the hot path by a background thread (``AccessLog``): batched, one
   read and one ``set_payload`` per count group per scope; ``flush_access()`` and ``close()``
@@ -34,6 +36,7 @@ Design (DESIGN.md "Read path"): intent -> broad retrieve -> selective construct.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -71,9 +74,12 @@ from .render import BLOCK_CLOSE, BLOCK_OPEN, escape_lines
 from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes
 from .scoring import informativeness, relevance, updated_utility
-from .text import text_terms
+from .text import analysed, text_terms
+from .warm import start_warm_up
 
 __all__ = ["RecallPipeline"]
+
+_Names = tuple[frozenset[str], dict[str, list[str]]]
 
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
@@ -92,6 +98,9 @@ class RecallPipeline:
         self.access_log = AccessLog(self._write_access, cfg.access_flush_s)
         engine.on_write(self._invalidate_reads)
         engine.on_write(self._analyse_inserted)
+        self.warm_up: threading.Thread | None = (
+            start_warm_up([engine.embedder, engine.cjk_embedder]) if cfg.warm_up else None
+        )
 
     # -- access statistics ----------------------------------------------------------------
     def _write_access(self, scope: Scope, counts: dict[str, int], when: datetime) -> None:
@@ -119,12 +128,12 @@ class RecallPipeline:
 
     # -- caches -------------------------------------------------------------------------
     def _analyse_inserted(self, event: WriteEvent) -> None:
-        """Sentence analysis at write time: the sentences and content terms of each inserted
-        record are computed as it is written (microseconds a turn), so the first recall that
-        meets it pays nothing for them (memoised per process; a store opened later computes
-        them on the first recall that needs them)."""
+        """Sentence analysis at write time: each inserted record's sentences and terms (for
+        passages and pool weights) are computed as it is written (microseconds a turn), so the
+        first recall that meets it pays nothing for them (memoised per process; a store opened
+        later computes them on the first recall that needs them)."""
         for record in event.inserted or ():
-            text_terms(record.text)
+            analysed(record.text), text_terms(record.text)
 
     def _invalidate_reads(self, event: WriteEvent) -> None:
         """Drop what a write or delete in ``event.scope`` could have changed: every cached
@@ -137,7 +146,7 @@ class RecallPipeline:
         """The query's vector, from the process's cache of the embedder's (``query_vectors``)."""
         return QUERY_VECTORS.get(embedder or self.engine.embedder, query, self._qvecs)
 
-    def _known_names(self, scope: Scope) -> tuple[frozenset[str], dict[str, list[str]]]:
+    def _known_names(self, scope: Scope) -> _Names:
         """Entity keys and speakers of the scope (facets once, then kept by write events)."""
         counts = self.names.counts(scope)
         return known_names(counts, self.engine.config.retrieval.entity_max_share)
@@ -150,9 +159,9 @@ class RecallPipeline:
         self.recall_cache.invalidate(None)
 
     def _resolve_intent(
-        self, query: str, given: Intent | None, scope: Scope, cfg: RetrievalConfig, now: datetime
+        self, query: str, given: Intent | None, names: _Names, cfg: RetrievalConfig, now: datetime
     ) -> Intent:
-        entities, speakers = self._known_names(scope)
+        entities, speakers = names
         intent = analyze_query(query, known_entities=entities, known_speakers=speakers, now=now)
         if cfg.llm_intent and self.engine.llm is not None:
             parsed = parse_intent_with_llm(self.engine.llm, query, cfg.llm_timeout_s, now)
@@ -253,10 +262,11 @@ class RecallPipeline:
         """The stages of a recall; ``trace.timings_ms`` times each."""
         scope = req.scope.widen(session=True)
         trace = RecallTrace()
-        intent = self._resolve_intent(req.query, req.intent, scope, cfg, now)
+        names = self._known_names(scope)  # once a recall: a scope can know thousands
+        intent = self._resolve_intent(req.query, req.intent, names, cfg, now)
         trace.intent = intent.model_dump(mode="json")
         t1 = time.perf_counter()
-        run = _Run(req, cfg, now, scope, trace, intent, self._embed(req.query))
+        run = _Run(req, cfg, now, scope, trace, intent, self._embed(req.query), names)
         t2 = time.perf_counter()
         plan, candidates, vectors = self._retrieve(run)
         t3 = time.perf_counter()
@@ -304,7 +314,7 @@ class RecallPipeline:
                 else self.engine.visible_filter()
             ),
             session_scope=req.scope if req.scope.session_id else None,
-            speaker_values=self._known_names(run.scope)[1],
+            speaker_values=run.names[1],
         )
         store = self.engine.store
         results = plan.trim(
@@ -323,7 +333,7 @@ class RecallPipeline:
                 vector=space.vector,
                 space=space.name,
                 cfg=cfg,
-                speakers=speaker_names(self._known_names(run.scope)[1]),
+                speakers=speaker_names(run.names[1]),
             )
             for name in (GRAPH_ROUTE, *SECOND_HOP_ROUTES):
                 found = sum(name in c.ranks for c in candidates)
@@ -525,6 +535,7 @@ class _Run:
     trace: RecallTrace
     intent: Intent
     space: _Space
+    names: _Names  # the entity keys and speakers the scope knows
 
 
 def _cache_key(

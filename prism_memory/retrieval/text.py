@@ -34,6 +34,7 @@ __all__ = [
     "compress_text",
     "content_terms",
     "is_filler",
+    "names_or_numbers",
     "split_sentences",
     "text_terms",
 ]
@@ -185,6 +186,9 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[a-z][a-z']+|\d+(?:[.,]\d+)*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)|(?<=[。！？])\s*(?=\S)")
+# the same without its full-width alternative, for ASCII text (the empty-width alternative
+# would be tried at every character of it, for nothing)
+_SENTENCE_ASCII = re.compile(r"(?<=[.!?])\s+(?=\S)|\s+(?=\[)")
 
 
 @lru_cache(maxsize=65536)
@@ -226,6 +230,16 @@ def _term(word: str) -> str:
 NO_LIMIT = 1 << 30
 _FILLER_WORDS = 2
 _NAME_OR_NUMBER = re.compile(r"\d|(?<=[\w,;:] )[A-Z][a-z]")
+
+
+def names_or_numbers(text: str) -> bool:
+    """Whether ``text`` holds a number or a name after a word: then one of its sentences
+    does (no sentence ends inside the match), and that sentence is no filler.
+
+    >>> names_or_numbers("ok, thanks Tom"), names_or_numbers("Sounds good. Thanks!")
+    (True, False)
+    """
+    return _NAME_OR_NUMBER.search(text) is not None
 
 
 def is_filler(sentence: str, info: set[str], terms: set[str]) -> bool:
@@ -365,12 +379,16 @@ def analysed(text: str) -> tuple[list[str], list[set[str]]]:
 
 @lru_cache(maxsize=32768)
 def text_terms(text: str) -> frozenset[str]:
-    """The content terms of a whole text: the union of its sentences' (the same words: a
-    sentence split only cuts at whitespace), so a caller that analysed the text reuses it.
+    """The content terms of a whole text: the union of its sentences' terms. Without CJK
+    characters that is the terms of the text read in one pass (a sentence split only cuts at
+    whitespace, which no word holds), half the cost of splitting it first; a CJK bigram
+    could straddle a sentence end, so CJK text takes the union.
 
     >>> sorted(text_terms("She painted sunrises. At the lake!"))
     ['lake', 'paint', 'sunris']
     """
+    if not has_cjk(text):
+        return frozenset(content_terms(text))
     return frozenset().union(*analysed(text)[1])
 
 
@@ -388,4 +406,5 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("我搬到了杭州。那里很美！")
     ['我搬到了杭州。', '那里很美！']
     """
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    pattern = _SENTENCE_ASCII if text.isascii() else _SENTENCE
+    return [s.strip() for s in pattern.split(text) if s.strip()]

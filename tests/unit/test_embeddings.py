@@ -70,6 +70,13 @@ def test_offline_model_is_packaged_and_lazy() -> None:
     assert e.embed_documents([]) == []
 
 
+def test_warm_up_loads_the_packaged_model_before_the_first_call() -> None:
+    e = FastEmbedEmbedder()
+    e.warm_up()  # what Memory's warm-up thread calls as a store opens
+    assert e._model is not None
+    assert len(e.embed_query("window seat")) == 384
+
+
 def test_sparse_encoder_is_deterministic_and_skips_stopwords() -> None:
     enc = SparseEncoder()
     doc = enc.document("I prefer window seats")
