@@ -127,11 +127,7 @@ def _session(ort: Any, onnx_path: str, options: Any) -> Any:
     ``InferenceSession`` keeps them for the session's lifetime (23 MB)."""
     with open(onnx_path, "rb") as fh:
         model = gather_before_dequantise(fh.read())
-    if hasattr(os, "memfd_create"):
-        fd = os.memfd_create("prism-minilm.onnx")
-        path = f"/proc/self/fd/{fd}"
-    else:  # pragma: no cover - not Linux
-        fd, path = tempfile.mkstemp(suffix=".onnx")
+    fd, path = _model_file()
     try:
         with os.fdopen(os.dup(fd), "wb") as out:
             out.write(model)
@@ -139,8 +135,25 @@ def _session(ort: Any, onnx_path: str, options: Any) -> Any:
         return ort.InferenceSession(path, providers=["CPUExecutionProvider"], sess_options=options)
     finally:
         os.close(fd)
-        if not path.startswith("/proc/"):  # pragma: no cover - not Linux
+        if not path.startswith("/proc/"):
             os.unlink(path)
+
+
+def _model_file() -> tuple[int, str]:
+    """A file for the rewritten model and the path ONNX Runtime opens it by: an in-memory file
+    named through ``/proc`` on Linux; a temporary file where memfd is absent, refused (a
+    seccomp sandbox, ``vm.memfd_noexec=2``) or ``/proc`` is not mounted."""
+    if hasattr(os, "memfd_create"):
+        try:
+            fd = os.memfd_create("prism-minilm.onnx")
+        except OSError:
+            pass
+        else:
+            path = f"/proc/self/fd/{fd}"
+            if os.path.exists(path):
+                return fd, path
+            os.close(fd)
+    return tempfile.mkstemp(suffix=".onnx")
 
 
 def shared_runner(tokenizer_dir: str, onnx_path: str, threads: int | None) -> PackagedMiniLM:

@@ -120,11 +120,18 @@ def _candidate(i: int, item: object, registry: SchemaRegistry) -> FactCandidate:
 
 
 def _index(value: object, size: int) -> int | None:
-    """``value`` as an index below ``size`` (an int, or a string of digits), else None."""
+    """``value`` as an index below ``size`` (an int, or a string of ASCII digits), else None.
+
+    >>> _index(1, 3), _index(" 2 ", 3), _index("⁰", 3), _index("٣", 9), _index(True, 3)
+    (1, 2, None, None, None)
+    """
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    if isinstance(value, str):
+        digits = value.strip()
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 9):
+            return None
+        value = int(digits)
     return value if isinstance(value, int) and 0 <= value < size else None
 
 
@@ -179,6 +186,8 @@ def parse_answer(text: str, registry: SchemaRegistry, turn_ids: Sequence[str] = 
         data = json.loads(cleaned)
     except json.JSONDecodeError as exc:
         raise ExtractionError(f"the answer is not JSON ({exc.msg} at char {exc.pos})") from None
+    except (ValueError, RecursionError) as exc:  # an integer of 4,300+ digits, deep nesting
+        raise ExtractionError(f"the answer is not usable JSON ({exc})") from None
     items = data.get("items") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ExtractionError('the answer must be {"items": [...]}')

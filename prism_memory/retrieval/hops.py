@@ -21,9 +21,10 @@ Design:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..links import FOLLOWED_RELATIONS
 from ..stores.base import RouteHit, RouteQuery
@@ -93,7 +94,7 @@ def plan_time_hops(
         if when is None:
             continue
         day = when.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-        lo, hi = day - timedelta(days=days), day + timedelta(days=days + 1)
+        lo, hi = _shifted(day, -days), _shifted(day, days + 1)
         rng = {"gte": to_iso(lo, "event_time"), "lt": to_iso(hi, "event_time")}
         if rng not in ranges:
             ranges.append(rng)
@@ -111,13 +112,28 @@ def plan_time_hops(
     return out
 
 
+def _shifted(day: datetime, days: int) -> datetime:
+    """``day`` moved by ``days``, held within the calendar (year 1 .. 9999).
+
+    >>> _shifted(datetime(9999, 12, 31, tzinfo=timezone.utc), 2).year
+    9999
+    """
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        edge = datetime.max if days > 0 else datetime.min
+        return edge.replace(tzinfo=day.tzinfo)
+
+
 def relation_targets(pool: Sequence[Candidate], seeds: int) -> list[str]:
     """The ids the pool's best ``seeds`` link to by a followed relation, not in the pool.
 
-    >>> pool = [Candidate("a", {"relations": [{"type": "causes", "target_id": "b"},
-    ...                                       {"type": "supersedes", "target_id": "c"}]})]
-    >>> relation_targets(pool, seeds=3)
-    ['b']
+    >>> b, c = "00000000-0000-0000-0000-00000000000b", "00000000-0000-0000-0000-00000000000c"
+    >>> pool = [Candidate("a", {"relations": [{"type": "causes", "target_id": b},
+    ...                                       {"type": "supersedes", "target_id": c},
+    ...                                       {"type": "causes", "target_id": "not-an-id"}]})]
+    >>> relation_targets(pool, seeds=3) == [b]
+    True
     """
     have = {c.id for c in pool}
     out: list[str] = []
@@ -126,9 +142,24 @@ def relation_targets(pool: Sequence[Candidate], seeds: int) -> list[str]:
             if not isinstance(rel, Mapping) or rel.get("type") not in FOLLOWED_RELATIONS:
                 continue
             target = rel.get("target_id")
-            if isinstance(target, str) and target not in have and target not in out:
+            if _is_id(target) and target not in have and target not in out:
                 out.append(target)
     return out
+
+
+def _is_id(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a record id (a UUID): an imported relation may name anything.
+
+    >>> _is_id("00000000-0000-0000-0000-00000000000a"), _is_id("storm-42"), _is_id(7)
+    (True, False, False)
+    """
+    if not isinstance(value, str):
+        return False
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
 
 
 def plan_relation_hop(

@@ -122,7 +122,10 @@ class RecallPipeline:
         return self.access_log.flush()
 
     def close(self) -> None:
-        """Write pending access statistics (the engine closes the store)."""
+        """Write pending access statistics and let the warm-up finish (the engine closes the
+        store)."""
+        if self.warm_up is not None and self.warm_up is not threading.current_thread():
+            self.warm_up.join()
         if not self.engine.closed:
             self.access_log.close()
 

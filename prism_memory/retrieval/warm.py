@@ -3,36 +3,64 @@
 Design: in a fresh process the first recall loads the embedding model (~0.6 s for the packaged
 MiniLM: its ONNX session) and the token encoding (~0.4 s: tiktoken's ranks) before it can
 answer; an agent opens its memory at start-up and recalls seconds later, when a user asks.
-So the pipeline starts one daemon thread as it is built that loads both: the encoding
+So the pipeline starts one thread as it is built that loads both: the encoding
 (``tokens.encoding``, built once under its lock) and each embedder that offers a
 ``warm_up()`` method (``FastEmbedEmbedder``: its session; no model call, so a store opened
 once the model is loaded costs nothing and competes with nothing). An embedder without
 one is not called: a remote API must not see a request the user did not make. A recall that
 arrives first waits on the same locks for what is still loading, never loads twice. A failure
 is left to the first real call, which raises it with its own message.
+
+The thread must never be cut off mid-load: a native library torn down under it aborts the
+process (a script that opens a store and exits at once), and a fork while it holds a lock
+leaves the child that lock held forever. So it is not a daemon (the interpreter waits for it
+at exit: at most the load, ~1 s), ``Memory.close`` joins it, and a fork first joins every
+warm-up still running (``os.register_at_fork``), so a child never inherits a half-taken lock.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import weakref
 from collections.abc import Sequence
 
 from ..embeddings import Embedder
 from ..tokens import encoding
 
-__all__ = ["start_warm_up"]
+__all__ = ["join_warm_ups", "start_warm_up"]
 
 log = logging.getLogger("prism_memory")
 
+_RUNNING: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+_RUNNING_LOCK = threading.Lock()
+
 
 def start_warm_up(embedders: Sequence[Embedder | None]) -> threading.Thread:
-    """Start (and return) the daemon thread loading the encoding and ``embedders``' models."""
+    """Start (and return) the thread loading the encoding and ``embedders``' models."""
     thread = threading.Thread(
-        target=_warm_up, args=(list(embedders),), name="prism-warm-up", daemon=True
+        target=_warm_up, args=(list(embedders),), name="prism-warm-up", daemon=False
     )
+    with _RUNNING_LOCK:
+        _RUNNING.add(thread)
     thread.start()
     return thread
+
+
+def join_warm_ups() -> None:
+    """Wait for every warm-up thread of this process still loading (before a fork).
+
+    >>> join_warm_ups()  # nothing running: returns at once
+    """
+    with _RUNNING_LOCK:
+        threads = [t for t in _RUNNING if t.is_alive() and t is not threading.current_thread()]
+    for t in threads:
+        t.join()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX: a child must not inherit a lock held mid-load
+    os.register_at_fork(before=join_warm_ups)
 
 
 def _warm_up(embedders: list[Embedder | None]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -85,3 +86,26 @@ def test_sparse_encoder_is_deterministic_and_skips_stopwords() -> None:
     assert enc.query("seats").indices[0] in doc.indices  # stemmed "seat" is shared
     assert not enc.query("the of a")  # stopwords only: an empty (falsy) vector
     assert enc.documents(["a b", "window"])[1] == enc.document("window")
+
+
+def test_the_packaged_model_loads_where_memfd_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sandbox that refuses memfd_create (seccomp, vm.memfd_noexec=2) gets the model through
+    a temporary file, removed once loaded, and the same vectors."""
+    import errno
+    import tempfile
+
+    from prism_memory.embeddings.fastembed import _offline_paths
+    from prism_memory.embeddings.packaged import PackagedMiniLM
+
+    def refused(*_: object) -> int:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    expected = FastEmbedEmbedder().embed_query("window seat")
+    monkeypatch.setattr(os, "memfd_create", refused, raising=False)
+    before = set(os.listdir(tempfile.gettempdir()))
+    runner = PackagedMiniLM(*_offline_paths())
+    assert set(os.listdir(tempfile.gettempdir())) - before == set()  # the file is removed
+    ((ids, _cut),) = runner.tokenize(["window seat"])
+    assert runner.embed_ids([ids])[0] == pytest.approx(expected, abs=1e-6)

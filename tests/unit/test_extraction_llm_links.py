@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from prism_memory import FakeEmbedder, Memory
+from prism_memory.errors import ExtractionError
 from prism_memory.extraction.schemas import SchemaRegistry
 from prism_memory.llm.extraction import parse_answer
 
@@ -99,6 +101,12 @@ def test_parse_answer_keeps_items_whatever_their_links() -> None:
     assert answer.dropped_links == {}
     broken = parse_answer(json.dumps({"items": [{**RAIN, "links": 5}]}), reg)
     assert len(broken.candidates) == 1 and broken.dropped_links == {"unknown_type": 1}
+    # digits str.isdigit() accepts but int() refuses lost the whole batch (a ValueError)
+    odd = [{"type": "caused_by", "item": "⁰"}, {"type": "after", "item": "٠"}]
+    kept = parse_answer(json.dumps({"items": [RAIN, {**RAIN, "links": odd}]}), reg)
+    assert len(kept.candidates) == 2 and kept.dropped_links == {"dangling": 2}
+    with pytest.raises(ExtractionError, match="not usable JSON"):
+        parse_answer('{"items": [{"links": [{"type": "after", "item": ' + "9" * 5000 + "}]}]}", reg)
 
 
 def test_dropped_links_cross_the_wire() -> None:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
+
+import pytest
 
 from prism_memory import FakeEmbedder, Memory, PrismConfig
 from prism_memory.config import RetrievalConfig
@@ -63,3 +68,47 @@ class _Counting(FakeEmbedder):
     def embed_query(self, text: str) -> list[float]:
         self.calls += 1
         return super().embed_query(text)
+
+
+_EXIT_AT_ONCE = """
+import sys, tempfile
+from prism_memory import Memory
+with Memory(path=tempfile.mkdtemp(dir=sys.argv[1])) as m:
+    print(m.count(user_id="u"))
+"""
+
+_FORK_AT_ONCE = """
+import os, signal, sys
+from prism_memory import Memory
+m = Memory(location=":memory:")
+pid = os.fork()
+if pid == 0:
+    signal.alarm(50)  # a child that inherited a lock held mid-load would hang here
+    from prism_memory.tokens import count_tokens
+    os._exit(0 if count_tokens("hello world") == 2 else 3)
+_, status = os.waitpid(pid, 0)
+print("child", os.waitstatus_to_exitcode(status))
+m.close()
+"""
+
+
+def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=55
+    )
+
+
+def test_a_script_that_opens_a_store_and_exits_at_once_exits_cleanly(tmp_path: Path) -> None:
+    # the warm-up was a daemon thread inside ONNX Runtime's session construction when the
+    # interpreter tore down: "terminate called without an active exception", exit code 134
+    for _ in range(3):
+        done = _run(_EXIT_AT_ONCE, str(tmp_path))
+        assert (done.returncode, done.stdout.strip()) == (0, "0"), done.stderr[-2000:]
+        assert "terminate called" not in done.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_child_forked_right_after_open_does_not_inherit_a_held_lock() -> None:
+    done = _run(_FORK_AT_ONCE)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "child 0"
