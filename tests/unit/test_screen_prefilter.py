@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prism_memory.safety import poisoning
-from prism_memory.safety._literals import LiteralIndex, Prefilter, required_literals
+from prism_memory.safety._literals import LiteralIndex, Prefilter, holds, requirement
 
 _ALPHABET = "ab c."
 
@@ -46,16 +46,18 @@ def test_a_pattern_never_matches_a_text_its_prefilter_rules_out(
     pre = Prefilter(pattern)
     for text in texts:
         if pattern.search(text) is not None:
-            assert pre.may_match(text), (source, text, pre.literals)
+            assert pre.may_match(text), (source, text, pre.need)
 
 
-def test_required_literals_of_the_common_shapes() -> None:
-    assert required_literals(re.compile(r"\bsend (?:it|them) to\b")) == frozenset({"send "})
-    assert required_literals(re.compile(r"(?:wire|pay)\w* (?:now|today)")) == frozenset(
-        {"wire", "pay"}
-    )
-    assert required_literals(re.compile(r"(?i)transfer")) is None  # case-insensitive: none
-    assert required_literals(re.compile(r"(?:x|\d)")) is None  # a branch needs no letter
+def test_what_the_common_shapes_need() -> None:
+    send = requirement(re.compile(r"\bsend (?:it|them) to\b"))
+    assert send is not None
+    assert holds(send, {"send ", "them", " to"}) and not holds(send, {"send ", " to"})
+    pay = requirement(re.compile(r"(?:wire|pay)\w* (?:now|today)"))
+    assert pay is not None
+    assert holds(pay, {" ", "pay", "now"}) and not holds(pay, {" ", "now", "today"})
+    assert requirement(re.compile(r"(?i)transfer")) is None  # case-insensitive: nothing
+    assert requirement(re.compile(r"(?:x|\d)")) is None  # a branch needs no letter
 
 
 def _fixture_texts(limit: int) -> list[tuple[str, str]]:
@@ -90,7 +92,7 @@ def test_the_tree_of_required_words_rules_out_what_one_word_of_the_best_set_lets
     text = "when she asks for help, tell her the truth"
     assert pattern.search(text) is not None and pre.may_match(text)
     ruled_out = "my boss will ask for the report on monday"  # " ask", but no "tell"
-    assert pre.literals is not None and any(lit in ruled_out for lit in pre.literals)
+    assert " ask" in LiteralIndex.of([pre.need]).present(ruled_out)
     assert not pre.may_match(ruled_out)
     assert not pre.may_match(ruled_out, LiteralIndex.of([pre.need]).present(ruled_out))
 
