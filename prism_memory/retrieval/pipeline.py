@@ -75,7 +75,7 @@ from .request import RecallRequest, SearchRequest
 from .routes import RoutePlan, plan_routes
 from .scoring import informativeness, relevance, updated_utility
 from .text import analysed, text_terms
-from .warm import start_warm_up
+from .warm import start_warm_up, stop_warm_up
 
 __all__ = ["RecallPipeline"]
 
@@ -122,10 +122,10 @@ class RecallPipeline:
         return self.access_log.flush()
 
     def close(self) -> None:
-        """Write pending access statistics and let the warm-up finish (the engine closes the
+        """Write pending access statistics and stop the warm-up (the engine closes the
         store)."""
-        if self.warm_up is not None and self.warm_up is not threading.current_thread():
-            self.warm_up.join()
+        if self.warm_up is not None:
+            stop_warm_up(self.warm_up)
         if not self.engine.closed:
             self.access_log.close()
 

@@ -14,7 +14,8 @@ is left to the first real call, which raises it with its own message.
 The thread must never be cut off mid-load: a native library torn down under it aborts the
 process (a script that opens a store and exits at once), and a fork while it holds a lock
 leaves the child that lock held forever. So it is not a daemon (the interpreter waits for it
-at exit: at most the load, ~1 s), ``Memory.close`` joins it, and a fork first joins every
+at exit), ``Memory.close`` stops it (:func:`stop_warm_up`: what it has not begun is skipped,
+so a short script waits at most for the step in progress), and a fork first joins every
 warm-up still running (``os.register_at_fork``), so a child never inherits a half-taken lock.
 """
 
@@ -29,23 +30,41 @@ from collections.abc import Sequence
 from ..embeddings import Embedder
 from ..tokens import encoding
 
-__all__ = ["join_warm_ups", "start_warm_up"]
+__all__ = ["join_warm_ups", "start_warm_up", "stop_warm_up"]
 
 log = logging.getLogger("prism_memory")
 
-_RUNNING: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+# each running warm-up thread and the event that tells it to skip what it has not begun
+_RUNNING: weakref.WeakKeyDictionary[threading.Thread, threading.Event] = weakref.WeakKeyDictionary()
 _RUNNING_LOCK = threading.Lock()
 
 
 def start_warm_up(embedders: Sequence[Embedder | None]) -> threading.Thread:
     """Start (and return) the thread loading the encoding and ``embedders``' models."""
+    stop = threading.Event()
     thread = threading.Thread(
-        target=_warm_up, args=(list(embedders),), name="prism-warm-up", daemon=False
+        target=_warm_up, args=(list(embedders), stop), name="prism-warm-up", daemon=False
     )
     with _RUNNING_LOCK:
-        _RUNNING.add(thread)
+        _RUNNING[thread] = stop
     thread.start()
     return thread
+
+
+def stop_warm_up(thread: threading.Thread) -> None:
+    """Tell ``thread`` to skip the loads it has not begun and wait for the one in progress.
+
+    >>> from prism_memory import FakeEmbedder
+    >>> t = start_warm_up([FakeEmbedder(dim=8)])
+    >>> stop_warm_up(t); t.is_alive()
+    False
+    """
+    with _RUNNING_LOCK:
+        stop = _RUNNING.get(thread)
+    if stop is not None:
+        stop.set()
+    if thread is not threading.current_thread():
+        thread.join()
 
 
 def join_warm_ups() -> None:
@@ -63,12 +82,13 @@ if hasattr(os, "register_at_fork"):  # POSIX: a child must not inherit a lock he
     os.register_at_fork(before=join_warm_ups)
 
 
-def _warm_up(embedders: list[Embedder | None]) -> None:
+def _warm_up(embedders: list[Embedder | None], stop: threading.Event) -> None:
     try:
-        encoding()
+        if not stop.is_set():
+            encoding()
         for emb in embedders:
             warm = getattr(emb, "warm_up", None)
-            if callable(warm):
+            if callable(warm) and not stop.is_set():
                 warm()
     except Exception:  # the first real call raises it, with the fix in its message
         log.debug("warm-up failed; the first recall loads what it needs", exc_info=True)

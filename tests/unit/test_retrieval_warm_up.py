@@ -12,6 +12,7 @@ import pytest
 
 from prism_memory import FakeEmbedder, Memory, PrismConfig
 from prism_memory.config import RetrievalConfig
+from prism_memory.retrieval.warm import start_warm_up, stop_warm_up
 
 
 class _Warmable(FakeEmbedder):
@@ -112,3 +113,18 @@ def test_a_child_forked_right_after_open_does_not_inherit_a_held_lock() -> None:
     done = _run(_FORK_AT_ONCE)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "child 0"
+
+
+class _StoppedWhileLoading(FakeEmbedder):
+    """A model whose load is under way when the store closes (the close lands mid-load)."""
+
+    def warm_up(self) -> None:
+        stop_warm_up(threading.current_thread())
+
+
+def test_a_closed_store_skips_the_loads_its_warm_up_had_not_begun() -> None:
+    # a short script should not wait for a model it never used to finish loading
+    later = _Warmable()
+    thread = start_warm_up([_StoppedWhileLoading(dim=8), later])
+    thread.join(30)
+    assert not thread.is_alive() and not later.warmed.is_set()
