@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from memories import embedded_points
 
 from prism_memory import FastEmbedEmbedder, Memory, MemoryRecord, NotFoundError, Scope
 from prism_memory.records import Entity
@@ -132,9 +133,7 @@ def ids_of(records: list[MemoryRecord], **match: Any) -> set[str]:
 @pytest.fixture(scope="module")
 def points(real_embedder: FastEmbedEmbedder) -> list[PointData]:
     """The data set with real dense and BM25 vectors, embedded once per module."""
-    dense = real_embedder.embed_documents([r.text for r in RECORDS])
-    sparse = SparseEncoder().documents([r.text for r in RECORDS])
-    return [PointData(r, d, s) for r, d, s in zip(RECORDS, dense, sparse)]
+    return embedded_points(RECORDS, real_embedder)
 
 
 def _edge_and_local(tmp: Path, points: list[PointData]) -> dict[str, MemoryStore]:

@@ -8,12 +8,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from memories import embedded_points
 
 from prism_memory import FastEmbedEmbedder, Memory, MemoryRecord, Scope
 from prism_memory.config import RetrievalConfig
 from prism_memory.retrieval.fusion import Candidate
 from prism_memory.retrieval.graph import plan_hop
-from prism_memory.sparse import SparseEncoder
 from prism_memory.stores import EdgeStore, MemoryStore, PointData, QdrantStore
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -57,10 +57,7 @@ def _records() -> list[MemoryRecord]:
 
 @pytest.fixture(scope="module")
 def points(real_embedder: FastEmbedEmbedder) -> list[PointData]:
-    recs = _records()
-    dense = real_embedder.embed_documents([r.text for r in recs])
-    sparse = SparseEncoder().documents([r.text for r in recs])
-    return [PointData(r, d, s) for r, d, s in zip(recs, dense, sparse)]
+    return embedded_points(_records(), real_embedder)
 
 
 @pytest.fixture(scope="module")
