@@ -42,6 +42,7 @@ from .fusion import Candidate, with_payloads
 from .hops import (
     RELATIONS_ROUTE,
     TIME_HOP_ROUTE,
+    dense_query,
     plan_relation_hop,
     plan_time_hops,
     ranked_candidates,
@@ -106,9 +107,7 @@ def plan_hop(
     if sessions:
         flt.must_not.append(Condition("session_id", "any", sessions))
     flt.must_not.append(Condition("id", "any", [c.id for c in pool]))
-    if space == "dense_cjk":
-        return RouteQuery(GRAPH_ROUTE, "dense_cjk", vector, limit, flt)
-    return RouteQuery(GRAPH_ROUTE, "dense", vector, limit, flt)
+    return dense_query(GRAPH_ROUTE, space, vector, limit, flt)
 
 
 def link_strength(

@@ -36,6 +36,7 @@ __all__ = [
     "RELATIONS_ROUTE",
     "SECOND_HOP_ROUTES",
     "TIME_HOP_ROUTE",
+    "dense_query",
     "plan_relation_hop",
     "plan_time_hops",
     "ranked_candidates",
@@ -45,6 +46,22 @@ __all__ = [
 
 TIME_HOP_ROUTE = "graph_time"
 RELATIONS_ROUTE = "relations"
+
+
+def dense_query(
+    name: str, space: str, vector: list[float], limit: int, flt: RecordFilter
+) -> RouteQuery:
+    """A hop's query: ``vector`` in the dense ``space`` the query is in (``dense_cjk`` for
+    Chinese, else ``dense``), restricted by ``flt``.
+
+    >>> dense_query("graph", "dense_cjk", [1.0], 4, RecordFilter()).using
+    'dense_cjk'
+    """
+    if space == "dense_cjk":
+        return RouteQuery(name, "dense_cjk", vector, limit, flt)
+    return RouteQuery(name, "dense", vector, limit, flt)
+
+
 #: the routes of this module, as the trace names them
 SECOND_HOP_ROUTES = (TIME_HOP_ROUTE, RELATIONS_ROUTE)
 
@@ -104,11 +121,7 @@ def plan_time_hops(
         if sessions:
             flt.must_not.append(Condition("session_id", "any", sessions))
         flt.must_not.append(Condition("id", "any", [c.id for c in pool]))
-        name = f"{TIME_HOP_ROUTE}#{i}"
-        if space == "dense_cjk":
-            out.append(RouteQuery(name, "dense_cjk", vector, limit, flt))
-        else:
-            out.append(RouteQuery(name, "dense", vector, limit, flt))
+        out.append(dense_query(f"{TIME_HOP_ROUTE}#{i}", space, vector, limit, flt))
     return out
 
 
@@ -171,9 +184,7 @@ def plan_relation_hop(
     if not targets:
         return None
     flt = RecordFilter(must=[Condition("id", "any", targets)])
-    if space == "dense_cjk":
-        return RouteQuery(RELATIONS_ROUTE, "dense_cjk", vector, len(targets), flt)
-    return RouteQuery(RELATIONS_ROUTE, "dense", vector, len(targets), flt)
+    return dense_query(RELATIONS_ROUTE, space, vector, len(targets), flt)
 
 
 def ranked_candidates(
